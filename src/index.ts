@@ -1,0 +1,12 @@
+/**
+ * The public API. Everything a user or a test imports comes from here, and nothing else lives here.
+ */
+export { makeSchema } from './schema/makeSchema.ts';
+export type {
+  MakeSchemaConfig,
+  Resolvers,
+  TypeResolvers,
+  FieldResolverConfig,
+  ScalarFunctions,
+  EnumInternalValues,
+} from './schema/makeSchema.ts';

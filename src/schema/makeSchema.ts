@@ -1,0 +1,321 @@
+/**
+ * makeSchema: SDL + a resolver map (the shape Apollo Server and GraphQL Yoga users know)
+ * -> an executable graphql-js `GraphQLSchema` whose fields carry their `resolve` functions.
+ *
+ * graphql-js builds the type system from SDL; we then rebuild every named type once with the
+ * user's functions folded into its config. Rebuilding (rather than patching the built types)
+ * keeps graphql-js's private caches honest: an enum's internal values, for instance, are part
+ * of its config, so its serialize/parse lookups are built from the right values.
+ */
+import {
+  GraphQLDirective,
+  GraphQLEnumType,
+  GraphQLInputObjectType,
+  GraphQLInterfaceType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLScalarType,
+  GraphQLSchema,
+  GraphQLUnionType,
+  buildASTSchema,
+  concatAST,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isIntrospectionType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+  isSpecifiedScalarType,
+  isUnionType,
+  parse,
+} from 'graphql';
+import type {
+  DocumentNode,
+  GraphQLArgumentConfig,
+  GraphQLFieldConfig,
+  GraphQLFieldResolver,
+  GraphQLInputFieldConfig,
+  GraphQLIsTypeOfFn,
+  GraphQLNamedType,
+  GraphQLType,
+  GraphQLTypeResolver,
+  GraphQLScalarLiteralParser,
+  GraphQLScalarSerializer,
+  GraphQLScalarValueParser,
+} from 'graphql';
+
+/** A field's resolver: the function itself, or an object carrying it (Apollo's long form). */
+export type FieldResolverConfig =
+  | GraphQLFieldResolver<any, any>
+  | { resolve?: GraphQLFieldResolver<any, any>; subscribe?: GraphQLFieldResolver<any, any> };
+
+/** Resolvers of an object or interface type, plus its type-resolution hooks. */
+export interface TypeResolvers {
+  __resolveType?: GraphQLTypeResolver<any, any>;
+  __isTypeOf?: GraphQLIsTypeOfFn<any, any>;
+  [fieldName: string]: FieldResolverConfig | GraphQLTypeResolver<any, any> | GraphQLIsTypeOfFn<any, any> | undefined;
+}
+
+/** A custom scalar given without constructing a `GraphQLScalarType`. */
+export interface ScalarFunctions {
+  serialize?: GraphQLScalarSerializer<unknown>;
+  parseValue?: GraphQLScalarValueParser<unknown>;
+  parseLiteral?: GraphQLScalarLiteralParser<unknown>;
+  specifiedByURL?: string;
+}
+
+/** Enum internal values: `{ DOG: 'd' }` makes resolvers see and return `'d'` for `DOG`. */
+export type EnumInternalValues = Record<string, unknown>;
+
+export type Resolvers = Record<string, TypeResolvers | GraphQLScalarType | ScalarFunctions | EnumInternalValues>;
+
+export interface MakeSchemaConfig {
+  typeDefs: string | DocumentNode | ReadonlyArray<string | DocumentNode>;
+  resolvers?: Resolvers | ReadonlyArray<Resolvers>;
+}
+
+/** Builds an executable schema; throws a `TypeError` naming any resolver the SDL does not declare. */
+export function makeSchema(config: MakeSchemaConfig): GraphQLSchema {
+  const document = toDocument(config.typeDefs);
+  const base = buildASTSchema(document);
+  const resolvers = mergeResolverMaps(config.resolvers);
+  checkResolversMatchSchema(base, resolvers);
+  return rebuildSchema(base, resolvers);
+}
+
+function toDocument(typeDefs: MakeSchemaConfig['typeDefs']): DocumentNode {
+  const parts = Array.isArray(typeDefs) ? typeDefs : [typeDefs];
+  if (parts.length === 0) {
+    throw new TypeError('makeSchema: typeDefs must contain at least one SDL document.');
+  }
+  return concatAST(parts.map((part) => (typeof part === 'string' ? parse(part) : (part as DocumentNode))));
+}
+
+/** Several resolver maps (one per module, as users split them) merge type by type. */
+function mergeResolverMaps(input: MakeSchemaConfig['resolvers']): Map<string, unknown> {
+  const merged = new Map<string, unknown>();
+  const maps = input === undefined ? [] : Array.isArray(input) ? input : [input];
+  for (const map of maps) {
+    for (const [typeName, value] of Object.entries(map as Resolvers)) {
+      const previous = merged.get(typeName);
+      const mergeable = (v: unknown) => isPlainObject(v) && !(v instanceof GraphQLScalarType);
+      merged.set(
+        typeName,
+        previous !== undefined && mergeable(previous) && mergeable(value)
+          ? { ...(previous as object), ...(value as object) }
+          : value,
+      );
+    }
+  }
+  return merged;
+}
+
+/** A resolver for something the SDL lacks is almost always a typo: fail at build time, by name. */
+function checkResolversMatchSchema(schema: GraphQLSchema, resolvers: Map<string, unknown>): void {
+  for (const [typeName, value] of resolvers) {
+    const type = schema.getType(typeName);
+    if (type === undefined || isIntrospectionType(type)) {
+      throw new TypeError(`makeSchema: resolvers define type "${typeName}", which is not in the schema.`);
+    }
+    if (isScalarType(type)) {
+      if (isSpecifiedScalarType(type)) {
+        throw new TypeError(`makeSchema: the built-in scalar "${typeName}" cannot be given resolvers.`);
+      }
+      if (!(value instanceof GraphQLScalarType) && !isPlainObject(value)) {
+        throw new TypeError(
+          `makeSchema: scalar "${typeName}" expects a GraphQLScalarType or { serialize, parseValue, parseLiteral }, got ${describe(value)}.`,
+        );
+      }
+      if (!(value instanceof GraphQLScalarType)) {
+        for (const key of Object.keys(value as object)) {
+          if (!['serialize', 'parseValue', 'parseLiteral', 'specifiedByURL'].includes(key)) {
+            throw new TypeError(
+              `makeSchema: scalar "${typeName}" got "${key}"; expected only serialize, parseValue, parseLiteral, specifiedByURL.`,
+            );
+          }
+        }
+      }
+      continue;
+    }
+    if (!isPlainObject(value)) {
+      throw new TypeError(`makeSchema: resolvers for type "${typeName}" must be an object, got ${describe(value)}.`);
+    }
+    const entries = Object.entries(value as object);
+    if (isEnumType(type)) {
+      for (const [valueName] of entries) {
+        if (type.getValue(valueName) === undefined) {
+          throw new TypeError(`makeSchema: resolvers define enum value "${typeName}.${valueName}", which is not in the schema.`);
+        }
+      }
+      continue;
+    }
+    if (isInputObjectType(type)) {
+      throw new TypeError(`makeSchema: input object type "${typeName}" cannot have resolvers.`);
+    }
+    const fields = isObjectType(type) || isInterfaceType(type) ? type.getFields() : {};
+    for (const [key, resolver] of entries) {
+      if (key === '__resolveType') {
+        if (!isInterfaceType(type) && !isUnionType(type)) {
+          throw new TypeError(`makeSchema: "${typeName}.__resolveType" is only allowed on interfaces and unions.`);
+        }
+        expectFunction(`${typeName}.__resolveType`, resolver);
+      } else if (key === '__isTypeOf') {
+        if (!isObjectType(type)) {
+          throw new TypeError(`makeSchema: "${typeName}.__isTypeOf" is only allowed on object types.`);
+        }
+        expectFunction(`${typeName}.__isTypeOf`, resolver);
+      } else if (fields[key] === undefined) {
+        throw new TypeError(`makeSchema: resolvers define field "${typeName}.${key}", which is not in the schema.`);
+      } else if (typeof resolver !== 'function' && !isPlainObject(resolver)) {
+        throw new TypeError(
+          `makeSchema: resolver "${typeName}.${key}" must be a function or { resolve }, got ${describe(resolver)}.`,
+        );
+      }
+    }
+  }
+}
+
+/** Recreates every named type with the resolvers folded in, rewiring references to the new types. */
+function rebuildSchema(base: GraphQLSchema, resolvers: Map<string, unknown>): GraphQLSchema {
+  const rebuilt = new Map<string, GraphQLNamedType>();
+  const named = (type: GraphQLNamedType): GraphQLNamedType => rebuilt.get(type.name) ?? type;
+  function wire<T extends GraphQLType>(type: T): T {
+    if (isNonNullType(type)) return new GraphQLNonNull(wire(type.ofType)) as T;
+    if (isListType(type)) return new GraphQLList(wire(type.ofType)) as T;
+    return named(type as GraphQLNamedType) as T;
+  }
+  const wireArgs = (args: Record<string, GraphQLArgumentConfig> | undefined) =>
+    mapValues(args ?? {}, (arg) => ({ ...arg, type: wire(arg.type) }));
+  const wireFields = (typeName: string, fields: Record<string, GraphQLFieldConfig<unknown, unknown>>) => {
+    const typeResolvers = (resolvers.get(typeName) ?? {}) as TypeResolvers;
+    return mapValues(fields, (field, fieldName) => {
+      const given = typeResolvers[fieldName] as FieldResolverConfig | undefined;
+      const resolverParts = typeof given === 'function' ? { resolve: given } : (given ?? {});
+      return { ...field, ...resolverParts, type: wire(field.type), args: wireArgs(field.args) };
+    });
+  };
+
+  for (const type of Object.values(base.getTypeMap())) {
+    if (isIntrospectionType(type) || isSpecifiedScalarType(type)) continue;
+    const own = resolvers.get(type.name) as Record<string, unknown> | undefined;
+    if (isObjectType(type)) {
+      const config = type.toConfig();
+      rebuilt.set(
+        type.name,
+        new GraphQLObjectType({
+          ...config,
+          isTypeOf: (own?.__isTypeOf as GraphQLIsTypeOfFn<unknown, unknown> | undefined) ?? config.isTypeOf,
+          interfaces: () => config.interfaces.map(wire),
+          fields: () => wireFields(type.name, config.fields),
+        }),
+      );
+    } else if (isInterfaceType(type)) {
+      const config = type.toConfig();
+      rebuilt.set(
+        type.name,
+        new GraphQLInterfaceType({
+          ...config,
+          resolveType: (own?.__resolveType as GraphQLTypeResolver<unknown, unknown> | undefined) ?? config.resolveType,
+          interfaces: () => config.interfaces.map(wire),
+          fields: () => wireFields(type.name, config.fields),
+        }),
+      );
+    } else if (isUnionType(type)) {
+      const config = type.toConfig();
+      rebuilt.set(
+        type.name,
+        new GraphQLUnionType({
+          ...config,
+          resolveType: (own?.__resolveType as GraphQLTypeResolver<unknown, unknown> | undefined) ?? config.resolveType,
+          types: () => config.types.map(wire),
+        }),
+      );
+    } else if (isInputObjectType(type)) {
+      const config = type.toConfig();
+      rebuilt.set(
+        type.name,
+        new GraphQLInputObjectType({
+          ...config,
+          fields: () => mapValues(config.fields, (field: GraphQLInputFieldConfig) => ({ ...field, type: wire(field.type) })),
+        }),
+      );
+    } else if (isEnumType(type)) {
+      const config = type.toConfig();
+      rebuilt.set(
+        type.name,
+        new GraphQLEnumType({
+          ...config,
+          values: mapValues(config.values, (value, valueName) =>
+            own !== undefined && Object.hasOwn(own, valueName) ? { ...value, value: own[valueName] } : value,
+          ),
+        }),
+      );
+    } else if (isScalarType(type)) {
+      const config = type.toConfig();
+      const functions = own instanceof GraphQLScalarType ? own.toConfig() : ((own ?? {}) as ScalarFunctions);
+      rebuilt.set(
+        type.name,
+        new GraphQLScalarType({
+          ...config,
+          ...pickDefined(functions, ['serialize', 'parseValue', 'parseLiteral', 'specifiedByURL']),
+          name: type.name,
+        }),
+      );
+    }
+  }
+
+  const root = (type: GraphQLObjectType | null | undefined) =>
+    type ? (named(type) as GraphQLObjectType) : undefined;
+  const config = base.toConfig();
+  return new GraphQLSchema({
+    ...config,
+    query: root(config.query),
+    mutation: root(config.mutation),
+    subscription: root(config.subscription),
+    types: [...rebuilt.values()],
+    directives: config.directives.map((directive) =>
+      directive instanceof GraphQLDirective && !isBuiltInDirective(directive.name)
+        ? new GraphQLDirective({ ...directive.toConfig(), args: wireArgs(directive.toConfig().args) })
+        : directive,
+    ),
+  });
+}
+
+function isBuiltInDirective(name: string): boolean {
+  return name === 'skip' || name === 'include' || name === 'deprecated' || name === 'specifiedBy';
+}
+
+function mapValues<T, R>(record: Record<string, T>, fn: (value: T, key: string) => R): Record<string, R> {
+  const result: Record<string, R> = {};
+  for (const key of Object.keys(record)) {
+    result[key] = fn(record[key] as T, key);
+  }
+  return result;
+}
+
+function pickDefined<T extends object>(source: T, keys: ReadonlyArray<keyof T>): Partial<T> {
+  const result: Partial<T> = {};
+  for (const key of keys) {
+    if (source[key] !== undefined) result[key] = source[key];
+  }
+  return result;
+}
+
+function expectFunction(name: string, value: unknown): void {
+  if (typeof value !== 'function') {
+    throw new TypeError(`makeSchema: "${name}" must be a function, got ${describe(value)}.`);
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
