@@ -10,3 +10,5 @@ export type {
   ScalarFunctions,
   EnumInternalValues,
 } from './schema/makeSchema.ts';
+export { execute, defaultTypeResolver } from './execution/execute.ts';
+export type { PromiseOrValue } from './execution/execute.ts';

@@ -1,0 +1,661 @@
+/**
+ * execute: runs one operation of a validated document (spec section 6, "Execution").
+ *
+ * A drop-in for graphql-js `execute`: the same arguments, the same `ExecutionResult`, the same
+ * data and errors. What differs is how it gets there:
+ *
+ *  - It runs a plan (plan.ts) made once per document, so completing an object is a loop over
+ *    precomputed fields, not a walk of the AST.
+ *  - It stays synchronous while values are synchronous, and returns a Promise only when some
+ *    resolver returned one.
+ *  - Asynchronous values are awaited *in place*: a field whose resolver returns a promise gets a
+ *    placeholder in its parent's result object, and the promise's continuation writes the
+ *    completed value there. graphql-js instead builds a promise per object and per list
+ *    (`Promise.all`) and copies every result once more; we keep one counter of outstanding
+ *    continuations per request and finish when it reaches zero.
+ *
+ * Errors (spec 6.4.4): a field error makes its position null; if the position is Non-Null the
+ * null moves to the nearest nullable ancestor. Synchronously that is a thrown error caught by
+ * the nearest nullable field; asynchronously the continuation walks its `ResponsePath` up to the
+ * first nullable position. One error is reported per position, and none from inside a position
+ * already nulled (the rule graphql-js 16.15 follows).
+ */
+import { GraphQLError, assertValidSchema, getArgumentValues, getVariableValues, isObjectType, locatedError } from 'graphql';
+import type {
+  DocumentNode,
+  ExecutionArgs,
+  ExecutionResult,
+  GraphQLAbstractType,
+  GraphQLFieldResolver,
+  GraphQLObjectType,
+  GraphQLSchema,
+  GraphQLTypeResolver,
+  OperationDefinitionNode,
+} from 'graphql';
+import { inspect } from '../jsutils/inspect.ts';
+import { ResponsePath, pathToArray } from './path.ts';
+import { OperationPlan, ValueKind, planOperation } from './plan.ts';
+import type { AbstractPlan, ArgumentValues, FieldPlan, ListPlan, SelectionPlan, ValuePlan } from './plan.ts';
+import { ResolveInfo } from './resolveInfo.ts';
+import type { RequestScope } from './resolveInfo.ts';
+import type { Fragments } from './collectFields.ts';
+
+export type PromiseOrValue<T> = Promise<T> | T;
+
+type ResultObject = Record<string, unknown>;
+type Container = ResultObject | unknown[];
+
+/**
+ * Executes an operation; returns the result synchronously when every resolver was synchronous.
+ * Never rejects: request and field errors are reported in the result. Misuse of the API (no
+ * document, an invalid schema, variables that are not an object) throws at once, as graphql-js does.
+ */
+export function execute(args: ExecutionArgs): PromiseOrValue<ExecutionResult> {
+  const { schema, document, variableValues } = args;
+  assertValidExecutionArguments(schema, document, variableValues);
+
+  const plan = planOperation(schema, document, args.operationName);
+  if (!(plan instanceof OperationPlan)) return { errors: plan };
+
+  const coerced = getVariableValues(schema, plan.operation.variableDefinitions ?? [], variableValues ?? {}, {
+    maxErrors: 50,
+  });
+  if (coerced.errors !== undefined) return { errors: coerced.errors };
+
+  return new Execution(plan, args, coerced.coerced).run();
+}
+
+/** The checks graphql-js makes before executing; failing them is a programming error. */
+function assertValidExecutionArguments(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variableValues: ExecutionArgs['variableValues'],
+): void {
+  if (!document) throw new Error('Must provide document.');
+  assertValidSchema(schema);
+  if (variableValues != null && typeof variableValues !== 'object') {
+    throw new Error(
+      'Variables must be provided as an Object where each property is a variable value. Perhaps look to see if an unparsed JSON string was provided.',
+    );
+  }
+}
+
+/** The state of one request's execution. */
+class Execution implements RequestScope {
+  readonly schema: GraphQLSchema;
+  readonly fragments: Fragments;
+  readonly rootValue: unknown;
+  readonly contextValue: unknown;
+  readonly operation: OperationDefinitionNode;
+  readonly variableValues: Record<string, unknown>;
+  /** A user-supplied default resolver; undefined means ours (property, or method call). */
+  readonly fieldResolver: GraphQLFieldResolver<unknown, unknown> | undefined;
+  readonly typeResolver: GraphQLTypeResolver<unknown, unknown>;
+  private readonly plan: OperationPlan;
+
+  /** The response's `data`; becomes null when an error reaches the root. */
+  data: ResultObject | null = null;
+  readonly errors: GraphQLError[] = [];
+  /** Positions already nulled by an error (undefined: the root). Null while there are none. */
+  private nulled: Set<ResponsePath | undefined> | null = null;
+  /** Continuations (awaited promises) not yet settled. */
+  private pending = 0;
+  /** The next serial mutation, waiting for the work of the previous one to settle. */
+  private resumeSerial: (() => void) | null = null;
+  /** Resolves the response promise once nothing is pending. */
+  private finish: (() => void) | null = null;
+  /** Per request: arguments that read variables, and selections whose directives read them. */
+  private argumentsCache: Map<FieldPlan, ArgumentValues | ArgumentsError> | null = null;
+  private selectionsCache: Map<SelectionPlan, ReadonlyArray<FieldPlan>> | null = null;
+
+  constructor(plan: OperationPlan, args: ExecutionArgs, variableValues: Record<string, unknown>) {
+    this.plan = plan;
+    this.schema = plan.schema;
+    this.fragments = plan.fragments;
+    this.operation = plan.operation;
+    this.rootValue = args.rootValue;
+    this.contextValue = args.contextValue;
+    this.variableValues = variableValues;
+    this.fieldResolver = args.fieldResolver ?? undefined;
+    this.typeResolver = args.typeResolver ?? defaultTypeResolver;
+  }
+
+  /** ExecuteOperation (spec 6.2): queries in parallel, mutations serially, subscriptions as queries. */
+  run(): PromiseOrValue<ExecutionResult> {
+    const rootType = this.plan.rootType;
+    if (rootType === undefined) {
+      const error = new GraphQLError(`Schema is not configured to execute ${this.operation.operation} operation.`, {
+        nodes: this.operation,
+      });
+      return { errors: [error], data: null };
+    }
+    let fields: ReadonlyArray<FieldPlan>;
+    try {
+      fields = this.fieldsOf(this.plan.root);
+    } catch (error) {
+      return { errors: [error as GraphQLError], data: null };
+    }
+    this.data = newResultObject(this.plan.root);
+    if (this.operation.operation === 'mutation') {
+      this.executeSerially(fields, 0);
+    } else {
+      try {
+        executeFields(this, fields, this.rootValue, this.data, undefined);
+      } catch (error) {
+        this.failRoot(error as GraphQLError);
+      }
+    }
+    if (this.pending === 0 && this.resumeSerial === null) return this.result();
+    return new Promise((resolve) => {
+      this.finish = () => resolve(this.result());
+    });
+  }
+
+  /**
+   * ExecuteFieldsSerially (spec 6.2.2): each root mutation field, with everything below it, is
+   * complete before the next one starts. A field that leaves work pending pauses the loop; the
+   * loop resumes when that work has settled.
+   */
+  private executeSerially(fields: ReadonlyArray<FieldPlan>, from: number): void {
+    for (let i = from; i < fields.length && this.data !== null; i++) {
+      try {
+        executeField(this, fields[i] as FieldPlan, this.rootValue, this.data, undefined);
+      } catch (error) {
+        this.failRoot(error as GraphQLError);
+        return;
+      }
+      if (this.pending > 0) {
+        this.resumeSerial = () => this.executeSerially(fields, i + 1);
+        return;
+      }
+    }
+  }
+
+  private result(): ExecutionResult {
+    return this.errors.length === 0 ? { data: this.data } : { errors: this.errors, data: this.data };
+  }
+
+  /** Every continuation has settled: resume the serial mutations, or finish. */
+  private idle(): void {
+    const resume = this.resumeSerial;
+    if (resume !== null) {
+      this.resumeSerial = null;
+      resume();
+      if (this.pending > 0 || this.resumeSerial !== null) return;
+    }
+    const finish = this.finish;
+    if (finish !== null) {
+      this.finish = null;
+      finish();
+    }
+  }
+
+  /** The field list of a selection plan for this request's variables. */
+  fieldsOf(selections: SelectionPlan): ReadonlyArray<FieldPlan> {
+    if (selections.fields !== undefined) return selections.fields;
+    this.selectionsCache ??= new Map();
+    let fields = this.selectionsCache.get(selections);
+    if (fields === undefined) {
+      fields = selections.fieldsForVariables(this.variableValues);
+      this.selectionsCache.set(selections, fields);
+    }
+    return fields;
+  }
+
+  /** CoerceArgumentValues (spec 6.4.1), once per field plan and request; a fresh object per call. */
+  argumentsOf(field: FieldPlan): ArgumentValues {
+    let values: ArgumentValues | undefined = field.staticArguments;
+    if (values === undefined) {
+      if (!field.argumentsReadVariables) {
+        if (field.argumentsError !== undefined) throw field.argumentsError;
+        return Object.create(null);
+      }
+      this.argumentsCache ??= new Map();
+      let cached = this.argumentsCache.get(field);
+      if (cached === undefined) {
+        try {
+          cached = getArgumentValues(field.definition, field.fieldNodes[0] as never, this.variableValues);
+        } catch (error) {
+          cached = new ArgumentsError(error);
+        }
+        this.argumentsCache.set(field, cached);
+      }
+      if (cached instanceof ArgumentsError) throw cached.error;
+      values = cached;
+    }
+    const copy: ArgumentValues = Object.create(null);
+    for (const name in values) copy[name] = values[name];
+    return copy;
+  }
+
+  /**
+   * Adds a field error, unless its position or an ancestor was already nulled by an earlier
+   * error (then the error belongs to a part of the response that no longer exists). Returns
+   * whether it was added; the position counts as nulled from now on.
+   */
+  recordError(error: GraphQLError, position: ResponsePath | undefined): boolean {
+    if (this.nulled === null) {
+      this.nulled = new Set();
+    } else {
+      for (let node = position; node !== undefined; node = node.prev) {
+        if (this.nulled.has(node)) return false;
+      }
+      if (this.nulled.has(undefined)) return false;
+    }
+    this.nulled.add(position);
+    this.errors.push(error);
+    return true;
+  }
+
+  /** An error reached the root: `data` is null. */
+  failRoot(error: GraphQLError): void {
+    if (this.recordError(error, undefined)) this.data = null;
+  }
+
+  /**
+   * Awaits a promised value for one response position, then completes it (unless `plan` is
+   * null: the promise already yields a completed value) and stores it in place.
+   */
+  await(
+    promise: PromiseLike<unknown>,
+    field: FieldPlan,
+    plan: ValuePlan | null,
+    container: Container,
+    key: string | number,
+    path: ResponsePath,
+  ): void {
+    promise.then(
+      (resolved) => {
+        try {
+          if (plan === null) {
+            this.store(container, key, path, resolved);
+          } else {
+            const completed = completeValue(this, field, plan, resolved, path);
+            if (isPromiseLike(completed)) this.await(completed, field, null, container, key, path);
+            else this.store(container, key, path, completed);
+          }
+        } catch (error) {
+          this.failAsync(error, field, container, key, path);
+        }
+        this.settle();
+      },
+      (error: unknown) => {
+        this.failAsync(error, field, container, key, path);
+        this.settle();
+      },
+    );
+    this.pending++;
+  }
+
+  private settle(): void {
+    if (--this.pending === 0) this.idle();
+  }
+
+  /** Stores an awaited value, unless an error nulled the position while it was pending. */
+  private store(container: Container, key: string | number, path: ResponsePath, value: unknown): void {
+    if (this.nulled !== null && this.nulled.has(path)) return;
+    (container as Record<string | number, unknown>)[key] = value;
+  }
+
+  /**
+   * A field error surfaced in a continuation: null the position if it is nullable, else the
+   * nearest nullable ancestor, found by walking up the path (the stack that built it is gone).
+   */
+  private failAsync(raw: unknown, field: FieldPlan, container: Container, key: string | number, path: ResponsePath): void {
+    const error = locatedError(raw, field.fieldNodes, pathToArray(path));
+    if (path.nullable) {
+      this.recordError(error, path);
+      (container as Record<string | number, unknown>)[key] = null;
+      return;
+    }
+    let target = path.prev;
+    while (target !== undefined && !target.nullable) target = target.prev;
+    if (target === undefined) {
+      this.failRoot(error);
+    } else if (this.recordError(error, target)) {
+      this.nullAt(target);
+    }
+  }
+
+  /** Sets the value at an earlier position to null, following its path down from `data`. */
+  private nullAt(position: ResponsePath): void {
+    const keys = pathToArray(position);
+    let container: unknown = this.data;
+    for (let i = 0; i < keys.length - 1; i++) {
+      if (container === null || typeof container !== 'object') return;
+      container = (container as Record<string | number, unknown>)[keys[i] as string | number];
+    }
+    if (container !== null && typeof container === 'object') {
+      (container as Record<string | number, unknown>)[keys[keys.length - 1] as string | number] = null;
+    }
+  }
+}
+
+/** A coercion failure of arguments that read variables, kept so every call of the field reports it. */
+class ArgumentsError {
+  readonly error: unknown;
+  constructor(error: unknown) {
+    this.error = error;
+  }
+}
+
+function newResultObject(selections: SelectionPlan): ResultObject {
+  return selections.nullPrototype ? Object.create(null) : {};
+}
+
+/** ExecuteSelectionSet's loop (spec 6.3): one field after another, into one result object. */
+function executeFields(
+  exec: Execution,
+  fields: ReadonlyArray<FieldPlan>,
+  source: unknown,
+  result: ResultObject,
+  path: ResponsePath | undefined,
+): ResultObject {
+  for (let i = 0; i < fields.length; i++) {
+    executeField(exec, fields[i] as FieldPlan, source, result, path);
+  }
+  return result;
+}
+
+/**
+ * ExecuteField (spec 6.4): resolve, then complete, then store under the response name. A field
+ * error at a nullable position is recorded and stored as null; at a Non-Null position it is
+ * thrown, which abandons the parent object (its remaining fields do not run, as in graphql-js).
+ */
+function executeField(
+  exec: Execution,
+  field: FieldPlan,
+  source: unknown,
+  result: ResultObject,
+  parentPath: ResponsePath | undefined,
+): void {
+  const name = field.responseName;
+  if (field.isTypename) {
+    result[name] = field.parentType.name;
+    return;
+  }
+  const plan = field.value;
+  let path = plan.needsPath ? new ResponsePath(parentPath, name, field.parentType.name, plan.nullable) : undefined;
+  try {
+    let value: unknown;
+    const resolve = field.resolve ?? exec.fieldResolver;
+    if (resolve !== undefined) {
+      value = resolve(source, exec.argumentsOf(field), exec.contextValue, new ResolveInfo(exec, field, parentPath, path));
+    } else {
+      // The default resolver, inlined: a property of the parent, or a method called with
+      // (args, context, info). Arguments are coerced even if unused, so their errors surface.
+      const args = field.hasArguments ? exec.argumentsOf(field) : undefined;
+      if ((typeof source === 'object' && source !== null) || typeof source === 'function') {
+        value = (source as Record<string, unknown>)[field.fieldName];
+        if (typeof value === 'function') {
+          value = (source as Record<string, (...a: unknown[]) => unknown>)[field.fieldName]!(
+            args ?? Object.create(null),
+            exec.contextValue,
+            new ResolveInfo(exec, field, parentPath, path),
+          );
+        }
+      }
+    }
+    if (isPromiseLike(value)) {
+      result[name] = null;
+      exec.await(value, field, plan, result, name, (path ??= fieldPath(field, parentPath)));
+      return;
+    }
+    const completed = completeValue(exec, field, plan, value, path);
+    if (isPromiseLike(completed)) {
+      result[name] = null;
+      exec.await(completed, field, null, result, name, path as ResponsePath);
+      return;
+    }
+    result[name] = completed;
+  } catch (raw) {
+    path ??= fieldPath(field, parentPath);
+    const error = locatedError(raw, field.fieldNodes, pathToArray(path));
+    if (!plan.nullable) throw error;
+    exec.recordError(error, path);
+    result[name] = null;
+  }
+}
+
+function fieldPath(field: FieldPlan, parentPath: ResponsePath | undefined): ResponsePath {
+  return new ResponsePath(parentPath, field.responseName, field.parentType.name, field.value.nullable);
+}
+
+/**
+ * CompleteValue (spec 6.4.3). Returns the completed value, or a promise of it when completing
+ * needs to wait (an asynchronous `isTypeOf` or `resolveType`); throws a field error.
+ */
+function completeValue(
+  exec: Execution,
+  field: FieldPlan,
+  plan: ValuePlan,
+  value: unknown,
+  path: ResponsePath | undefined,
+): unknown {
+  if (value instanceof Error) throw value;
+  if (value == null) {
+    if (!plan.nullable) {
+      throw new Error(`Cannot return null for non-nullable field ${field.parentType.name}.${field.fieldName}.`);
+    }
+    return null;
+  }
+  switch (plan.kind) {
+    case ValueKind.Leaf: {
+      const serialized = plan.serialize(value);
+      if (serialized == null) {
+        throw new Error(
+          `Expected \`${inspect(plan.type)}.serialize(${inspect(value)})\` to return non-nullable value, returned: ${inspect(serialized)}`,
+        );
+      }
+      return serialized;
+    }
+    case ValueKind.Object:
+      return completeObjectValue(exec, field, plan.type, value, path as ResponsePath);
+    case ValueKind.List:
+      return completeListValue(exec, field, plan, value, path as ResponsePath);
+    case ValueKind.Abstract:
+      return completeAbstractValue(exec, field, plan, value, path as ResponsePath);
+  }
+}
+
+/** Lists: any iterable; each item completed at its own position (its index). */
+function completeListValue(exec: Execution, field: FieldPlan, plan: ListPlan, value: unknown, path: ResponsePath): unknown[] {
+  if (typeof value !== 'object' || typeof (value as Iterable<unknown>)[Symbol.iterator] !== 'function') {
+    throw new GraphQLError(
+      `Expected Iterable, but did not find one for field "${field.parentType.name}.${field.fieldName}".`,
+    );
+  }
+  const item = plan.item;
+  const completed: unknown[] = [];
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      completeListItem(exec, field, item, value[index], completed, index, path);
+    }
+  } else {
+    let index = 0;
+    for (const entry of value as Iterable<unknown>) {
+      completeListItem(exec, field, item, entry, completed, index++, path);
+    }
+  }
+  return completed;
+}
+
+function completeListItem(
+  exec: Execution,
+  field: FieldPlan,
+  item: ValuePlan,
+  value: unknown,
+  completed: unknown[],
+  index: number,
+  listPath: ResponsePath,
+): void {
+  let path = item.needsPath ? new ResponsePath(listPath, index, undefined, item.nullable) : undefined;
+  try {
+    if (isPromiseLike(value)) {
+      completed.push(null);
+      exec.await(value, field, item, completed, index, (path ??= new ResponsePath(listPath, index, undefined, item.nullable)));
+      return;
+    }
+    const itemValue = completeValue(exec, field, item, value, path);
+    if (isPromiseLike(itemValue)) {
+      completed.push(null);
+      exec.await(itemValue, field, null, completed, index, path as ResponsePath);
+      return;
+    }
+    completed.push(itemValue);
+  } catch (raw) {
+    path ??= new ResponsePath(listPath, index, undefined, item.nullable);
+    const error = locatedError(raw, field.fieldNodes, pathToArray(path));
+    if (!item.nullable) throw error;
+    exec.recordError(error, path);
+    completed[index] = null;
+  }
+}
+
+/**
+ * Objects: check `isTypeOf` if the type has one (it may be asynchronous), then execute the
+ * sub-selection. The field list is chosen first, as graphql-js does, so its errors come first.
+ */
+function completeObjectValue(
+  exec: Execution,
+  field: FieldPlan,
+  type: GraphQLObjectType,
+  value: unknown,
+  path: ResponsePath,
+): PromiseOrValue<ResultObject> {
+  const selections = field.selectionsFor(type);
+  const fields = exec.fieldsOf(selections);
+  if (type.isTypeOf != null) {
+    const isTypeOf = type.isTypeOf(value, exec.contextValue, infoAt(exec, field, path));
+    if (isPromiseLike(isTypeOf)) {
+      return Promise.resolve(isTypeOf).then((matches) => {
+        if (!matches) throw invalidReturnTypeError(type, value, field);
+        return executeFields(exec, fields, value, newResultObject(selections), path);
+      });
+    }
+    if (!isTypeOf) throw invalidReturnTypeError(type, value, field);
+  }
+  return executeFields(exec, fields, value, newResultObject(selections), path);
+}
+
+function invalidReturnTypeError(type: GraphQLObjectType, value: unknown, field: FieldPlan): GraphQLError {
+  return new GraphQLError(`Expected value of type "${type.name}" but got: ${inspect(value)}.`, { nodes: field.fieldNodes });
+}
+
+/** Interfaces and unions: find the runtime object type (ResolveAbstractType), then complete as it. */
+function completeAbstractValue(
+  exec: Execution,
+  field: FieldPlan,
+  plan: AbstractPlan,
+  value: unknown,
+  path: ResponsePath,
+): PromiseOrValue<ResultObject> {
+  const abstractType = plan.type;
+  const resolveType = abstractType.resolveType ?? exec.typeResolver;
+  const runtimeType = resolveType(value, exec.contextValue, infoAt(exec, field, path), abstractType);
+  if (isPromiseLike(runtimeType)) {
+    return Promise.resolve(runtimeType).then((resolved) =>
+      completeObjectValue(exec, field, ensureValidRuntimeType(exec, resolved, abstractType, field, value), value, path),
+    );
+  }
+  return completeObjectValue(exec, field, ensureValidRuntimeType(exec, runtimeType, abstractType, field, value), value, path);
+}
+
+function ensureValidRuntimeType(
+  exec: Execution,
+  runtimeTypeName: unknown,
+  abstractType: GraphQLAbstractType,
+  field: FieldPlan,
+  value: unknown,
+): GraphQLObjectType {
+  const nodes = field.fieldNodes;
+  const where = `for field "${field.parentType.name}.${field.fieldName}"`;
+  if (runtimeTypeName == null) {
+    throw new GraphQLError(
+      `Abstract type "${abstractType.name}" must resolve to an Object type at runtime ${where}. Either the "${abstractType.name}" type should provide a "resolveType" function or each possible type should provide an "isTypeOf" function.`,
+      { nodes },
+    );
+  }
+  if (isObjectType(runtimeTypeName)) {
+    throw new GraphQLError(
+      'Support for returning GraphQLObjectType from resolveType was removed in graphql-js@16.0.0 please return type name instead.',
+      { nodes },
+    );
+  }
+  if (typeof runtimeTypeName !== 'string') {
+    throw new GraphQLError(
+      `Abstract type "${abstractType.name}" must resolve to an Object type at runtime ${where} with value ${inspect(value)}, received "${inspect(runtimeTypeName)}".`,
+      { nodes },
+    );
+  }
+  const runtimeType = exec.schema.getType(runtimeTypeName);
+  if (runtimeType == null) {
+    throw new GraphQLError(
+      `Abstract type "${abstractType.name}" was resolved to a type "${runtimeTypeName}" that does not exist inside the schema.`,
+      { nodes },
+    );
+  }
+  if (!isObjectType(runtimeType)) {
+    throw new GraphQLError(`Abstract type "${abstractType.name}" was resolved to a non-object type "${runtimeTypeName}".`, {
+      nodes,
+    });
+  }
+  if (!exec.schema.isSubType(abstractType, runtimeType)) {
+    throw new GraphQLError(`Runtime Object type "${runtimeType.name}" is not a possible type for "${abstractType.name}".`, {
+      nodes,
+    });
+  }
+  return runtimeType;
+}
+
+/**
+ * The `info` given to `isTypeOf` and `resolveType`: the field's own (graphql-js passes the
+ * field's info, even for an item of a list). A field position is the nearest one with a typename.
+ */
+function infoAt(exec: Execution, field: FieldPlan, path: ResponsePath): ResolveInfo {
+  let fieldPosition: ResponsePath = path;
+  while (fieldPosition.typename === undefined && fieldPosition.prev !== undefined) fieldPosition = fieldPosition.prev;
+  return new ResolveInfo(exec, field, fieldPosition.prev, fieldPosition);
+}
+
+/**
+ * The default `resolveType`: a `__typename` on the value, else the first possible type whose
+ * `isTypeOf` accepts it (asynchronous answers are awaited together, in declaration order).
+ */
+export const defaultTypeResolver: GraphQLTypeResolver<unknown, unknown> = (value, contextValue, info, abstractType) => {
+  if (typeof value === 'object' && value !== null && typeof (value as { __typename?: unknown }).__typename === 'string') {
+    return (value as { __typename: string }).__typename;
+  }
+  const possibleTypes = info.schema.getPossibleTypes(abstractType);
+  const pending: Array<PromiseLike<unknown> | undefined> = [];
+  let anyPending = false;
+  try {
+    for (let i = 0; i < possibleTypes.length; i++) {
+      const type = possibleTypes[i] as GraphQLObjectType;
+      if (type.isTypeOf == null) continue;
+      const matches = type.isTypeOf(value, contextValue, info);
+      if (isPromiseLike(matches)) {
+        pending[i] = matches;
+        anyPending = true;
+      } else if (matches) {
+        // Answers still pending no longer matter, but their rejections must not go unhandled.
+        if (anyPending) Promise.allSettled(pending).catch(() => undefined);
+        return type.name;
+      }
+    }
+  } catch (error) {
+    if (anyPending) return Promise.allSettled(pending).then(() => Promise.reject(error));
+    throw error;
+  }
+  if (!anyPending) return undefined;
+  return Promise.all(pending).then((answers) => {
+    for (let i = 0; i < answers.length; i++) {
+      if (answers[i]) return (possibleTypes[i] as GraphQLObjectType).name;
+    }
+    return undefined;
+  });
+};
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null | undefined)?.then === 'function';
+}

@@ -1,0 +1,390 @@
+/**
+ * The execution plan: everything about running a document that does not depend on the data.
+ *
+ * graphql-js re-derives, for every object it completes, which fields to run (CollectFields), each
+ * field's definition, its arguments and the shape of its value. None of that changes between
+ * objects, or between requests that send the same document, so we work it out once per
+ * (schema, document, operation) and keep it on the document (a WeakMap, so it dies with it):
+ *
+ *   OperationPlan ── root SelectionPlan ── FieldPlan ── ValuePlan (how to complete the value)
+ *                                             └── SelectionPlan per runtime object type (lazily)
+ *
+ * Plans are built lazily, as execution first reaches them, so a query over a large or recursive
+ * schema only plans what it touches. Execution (execute.ts) then never walks the AST again,
+ * except once per request for selection sets whose `@skip`/`@include` read variables.
+ */
+import {
+  GraphQLError,
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLString,
+  Kind,
+  SchemaMetaFieldDef,
+  TypeMetaFieldDef,
+  TypeNameMetaFieldDef,
+  getArgumentValues,
+  isAbstractType,
+  isEnumType,
+  isLeafType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+} from 'graphql';
+import type {
+  DocumentNode,
+  FieldNode,
+  FragmentDefinitionNode,
+  GraphQLAbstractType,
+  GraphQLField,
+  GraphQLFieldResolver,
+  GraphQLLeafType,
+  GraphQLObjectType,
+  GraphQLOutputType,
+  GraphQLSchema,
+  OperationDefinitionNode,
+  SelectionSetNode,
+} from 'graphql';
+import { collectFields, containsVariable, dependsOnVariables } from './collectFields.ts';
+import type { CollectedFields, Fragments } from './collectFields.ts';
+
+export type ArgumentValues = Record<string, unknown>;
+
+/** How to complete a value of one output type (spec 6.4.3 CompleteValue), decided once. */
+export type ValuePlan = LeafPlan | ListPlan | ObjectPlan | AbstractPlan;
+
+export const enum ValueKind {
+  Leaf,
+  List,
+  Object,
+  Abstract,
+}
+
+interface ValuePlanBase {
+  /** Whether null may be stored at this position (the type is not wrapped in Non-Null). */
+  readonly nullable: boolean;
+  /** Whether completing it needs its own response path (lists and composites: their children do). */
+  readonly needsPath: boolean;
+}
+
+export interface LeafPlan extends ValuePlanBase {
+  readonly kind: ValueKind.Leaf;
+  readonly type: GraphQLLeafType;
+  /** The scalar's or enum's serializer, with a fast path for values already in shape. */
+  readonly serialize: (value: unknown) => unknown;
+}
+
+export interface ListPlan extends ValuePlanBase {
+  readonly kind: ValueKind.List;
+  readonly item: ValuePlan;
+}
+
+export interface ObjectPlan extends ValuePlanBase {
+  readonly kind: ValueKind.Object;
+  readonly type: GraphQLObjectType;
+}
+
+export interface AbstractPlan extends ValuePlanBase {
+  readonly kind: ValueKind.Abstract;
+  readonly type: GraphQLAbstractType;
+}
+
+/** One response name of one selection plan: a field to resolve and complete. */
+export class FieldPlan {
+  readonly responseName: string;
+  readonly fieldName: string;
+  readonly fieldNodes: ReadonlyArray<FieldNode>;
+  readonly parentType: GraphQLObjectType;
+  readonly definition: GraphQLField<unknown, unknown>;
+  readonly returnType: GraphQLOutputType;
+  /** The field's own resolver; undefined means the default resolver (a property or a method). */
+  readonly resolve: GraphQLFieldResolver<unknown, unknown> | undefined;
+  /** `__typename` needs no resolver call at all. */
+  readonly isTypename: boolean;
+  readonly value: ValuePlan;
+  /** Whether the field declares arguments (then they are coerced even for the default resolver). */
+  readonly hasArguments: boolean;
+  /**
+   * Arguments made only of literals are coerced here, once; `undefined` when they read
+   * variables (coerced once per request instead). A coercion failure is kept and raised as a
+   * field error each time the field runs, exactly where graphql-js would raise it.
+   */
+  readonly staticArguments: ArgumentValues | undefined;
+  readonly argumentsError: unknown;
+  private readonly operation: OperationPlan;
+  private selections: SelectionPlan | undefined;
+  private selectionsByType: Map<GraphQLObjectType, SelectionPlan> | undefined;
+
+  constructor(
+    operation: OperationPlan,
+    parentType: GraphQLObjectType,
+    responseName: string,
+    fieldNodes: ReadonlyArray<FieldNode>,
+    definition: GraphQLField<unknown, unknown>,
+  ) {
+    const node = fieldNodes[0] as FieldNode;
+    this.operation = operation;
+    this.responseName = responseName;
+    this.fieldName = definition.name;
+    this.fieldNodes = fieldNodes;
+    this.parentType = parentType;
+    this.definition = definition;
+    this.returnType = definition.type;
+    this.resolve = definition.resolve;
+    this.isTypename = definition === TypeNameMetaFieldDef;
+    this.value = planValue(definition.type);
+    this.hasArguments = definition.args.length > 0 || (node.arguments?.length ?? 0) > 0;
+    const readsVariables = (node.arguments ?? []).some((argument) => containsVariable(argument.value));
+    let staticArguments: ArgumentValues | undefined;
+    let argumentsError: unknown;
+    if (this.hasArguments && !readsVariables) {
+      try {
+        staticArguments = getArgumentValues(definition, node, {});
+      } catch (error) {
+        argumentsError = error;
+      }
+    }
+    this.staticArguments = staticArguments;
+    this.argumentsError = argumentsError;
+  }
+
+  /** Whether arguments must be coerced per request (they read variables). */
+  get argumentsReadVariables(): boolean {
+    return this.hasArguments && this.staticArguments === undefined && this.argumentsError === undefined;
+  }
+
+  /** The fields to run on a value of `type` (the field's object type, or a runtime type of its abstract type). */
+  selectionsFor(type: GraphQLObjectType): SelectionPlan {
+    if (this.selections !== undefined && this.selections.type === type) return this.selections;
+    if (this.selections === undefined) {
+      this.selections = this.planSelections(type);
+      return this.selections;
+    }
+    this.selectionsByType ??= new Map();
+    let plan = this.selectionsByType.get(type);
+    if (plan === undefined) {
+      plan = this.planSelections(type);
+      this.selectionsByType.set(type, plan);
+    }
+    return plan;
+  }
+
+  private planSelections(type: GraphQLObjectType): SelectionPlan {
+    const selectionSets: SelectionSetNode[] = [];
+    for (const node of this.fieldNodes) {
+      if (node.selectionSet) selectionSets.push(node.selectionSet);
+    }
+    return new SelectionPlan(this.operation, type, selectionSets);
+  }
+}
+
+/**
+ * The fields to execute on objects of one runtime type for one group of selection sets. When
+ * its `@skip`/`@include` read variables, the field list is made per request (and reused for
+ * every later request whose conditions came out the same way).
+ */
+export class SelectionPlan {
+  readonly type: GraphQLObjectType;
+  /** The field list, when it does not depend on variables. */
+  readonly fields: ReadonlyArray<FieldPlan> | undefined;
+  /** Whether result objects need a null prototype (a response name is `__proto__`). */
+  readonly nullPrototype: boolean;
+  private readonly operation: OperationPlan;
+  private readonly selectionSets: ReadonlyArray<SelectionSetNode>;
+  private readonly variants: Map<string, ReadonlyArray<FieldPlan>> | undefined;
+
+  constructor(operation: OperationPlan, type: GraphQLObjectType, selectionSets: ReadonlyArray<SelectionSetNode>) {
+    this.operation = operation;
+    this.type = type;
+    this.selectionSets = selectionSets;
+    if (dependsOnVariables(operation.fragments, selectionSets)) {
+      this.variants = new Map();
+      this.nullPrototype = false;
+    } else {
+      const fields = this.planFields(collectFields(operation.schema, operation.fragments, {}, type, selectionSets));
+      this.fields = fields;
+      this.nullPrototype = fields.some((field) => field.responseName === '__proto__');
+    }
+  }
+
+  /**
+   * The field list for the given (coerced) variables. Throws what graphql-js throws when a
+   * directive's argument cannot be coerced (e.g. `@skip(if: $v)` with `$v` explicitly null).
+   */
+  fieldsForVariables(variableValues: Readonly<Record<string, unknown>>): ReadonlyArray<FieldPlan> {
+    if (this.fields !== undefined) return this.fields;
+    const collected = collectFields(this.operation.schema, this.operation.fragments, variableValues, this.type, this.selectionSets);
+    const key = variantKey(collected);
+    const variants = this.variants as Map<string, ReadonlyArray<FieldPlan>>;
+    let fields = variants.get(key);
+    if (fields === undefined) {
+      fields = this.planFields(collected);
+      variants.set(key, fields);
+    }
+    return fields;
+  }
+
+  private planFields(collected: CollectedFields): ReadonlyArray<FieldPlan> {
+    const fields: FieldPlan[] = [];
+    for (const [responseName, fieldNodes] of collected) {
+      const definition = fieldDefinition(this.operation.schema, this.type, fieldNodes[0] as FieldNode);
+      // A field the type lacks cannot pass validation; like graphql-js, leave it out.
+      if (definition !== undefined) fields.push(new FieldPlan(this.operation, this.type, responseName, fieldNodes, definition));
+    }
+    return fields;
+  }
+}
+
+/**
+ * Two collections with the same response names bound to the same field nodes run identically.
+ * Field nodes are identified by their position in the source text.
+ */
+function variantKey(collected: CollectedFields): string {
+  let key = '';
+  for (const [responseName, nodes] of collected) {
+    key += responseName;
+    for (const node of nodes) key += ':' + (node.loc?.start ?? nodeId(node));
+    key += ';';
+  }
+  return key;
+}
+
+const nodeIds = new WeakMap<FieldNode, number>();
+let nextNodeId = 0;
+/** Documents built without locations still need a stable identity per node. */
+function nodeId(node: FieldNode): string {
+  let id = nodeIds.get(node);
+  if (id === undefined) {
+    id = nextNodeId++;
+    nodeIds.set(node, id);
+  }
+  return 'n' + id;
+}
+
+/** GetFieldDef: the meta-fields `__schema` and `__type` exist only on the query root. */
+function fieldDefinition(
+  schema: GraphQLSchema,
+  parentType: GraphQLObjectType,
+  node: FieldNode,
+): GraphQLField<unknown, unknown> | undefined {
+  const name = node.name.value;
+  if (name === SchemaMetaFieldDef.name && schema.getQueryType() === parentType) return SchemaMetaFieldDef;
+  if (name === TypeMetaFieldDef.name && schema.getQueryType() === parentType) return TypeMetaFieldDef;
+  if (name === TypeNameMetaFieldDef.name) return TypeNameMetaFieldDef;
+  return parentType.getFields()[name];
+}
+
+function planValue(type: GraphQLOutputType): ValuePlan {
+  const nullable = !isNonNullType(type);
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) {
+    return { kind: ValueKind.List, nullable, needsPath: true, item: planValue(inner.ofType) };
+  }
+  if (isLeafType(inner)) {
+    return { kind: ValueKind.Leaf, nullable, needsPath: false, type: inner, serialize: serializerFor(inner) };
+  }
+  if (isObjectType(inner)) {
+    return { kind: ValueKind.Object, nullable, needsPath: true, type: inner };
+  }
+  if (isAbstractType(inner)) {
+    return { kind: ValueKind.Abstract, nullable, needsPath: true, type: inner };
+  }
+  throw new TypeError(`Cannot plan a value of unexpected output type: ${String(inner)}.`);
+}
+
+/**
+ * Serializers for the built-in scalars skip the general coercion when the value already has
+ * the right JavaScript type, which it nearly always does; anything else takes the scalar's own
+ * `serialize`, so the result and the error messages stay graphql-js's.
+ */
+function serializerFor(type: GraphQLLeafType): (value: unknown) => unknown {
+  if (isEnumType(type)) return (value) => type.serialize(value);
+  switch (type) {
+    case GraphQLString:
+      return (value) => (typeof value === 'string' ? value : GraphQLString.serialize(value));
+    case GraphQLID:
+      return (value) => (typeof value === 'string' ? value : GraphQLID.serialize(value));
+    case GraphQLBoolean:
+      return (value) => (typeof value === 'boolean' ? value : GraphQLBoolean.serialize(value));
+    case GraphQLInt:
+      return (value) => ((value as number) | 0) === value ? value : GraphQLInt.serialize(value);
+    case GraphQLFloat:
+      return (value) => (typeof value === 'number' && Number.isFinite(value) ? value : GraphQLFloat.serialize(value));
+    default:
+      return (value) => type.serialize(value);
+  }
+}
+
+/** Everything fixed for one operation of one document against one schema. */
+export class OperationPlan {
+  readonly schema: GraphQLSchema;
+  readonly operation: OperationDefinitionNode;
+  readonly fragments: Fragments;
+  readonly rootType: GraphQLObjectType | undefined;
+  /** Root fields; built on first use so that a missing root type surfaces as an execution error. */
+  private rootSelections: SelectionPlan | undefined;
+
+  constructor(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: Fragments) {
+    this.schema = schema;
+    this.operation = operation;
+    this.fragments = fragments;
+    this.rootType = schema.getRootType(operation.operation) ?? undefined;
+  }
+
+  get root(): SelectionPlan {
+    return (this.rootSelections ??= new SelectionPlan(this, this.rootType as GraphQLObjectType, [this.operation.selectionSet]));
+  }
+}
+
+/** The operation to run, or the request errors graphql-js gives when it cannot be chosen. */
+export type OperationChoice = OperationPlan | ReadonlyArray<GraphQLError>;
+
+const planCache = new WeakMap<DocumentNode, WeakMap<GraphQLSchema, Map<string | null, OperationChoice>>>();
+
+/** The cached plan for this (schema, document, operation name), planning it on first use. */
+export function planOperation(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): OperationChoice {
+  let bySchema = planCache.get(document);
+  if (bySchema === undefined) {
+    bySchema = new WeakMap();
+    planCache.set(document, bySchema);
+  }
+  let byName = bySchema.get(schema);
+  if (byName === undefined) {
+    byName = new Map();
+    bySchema.set(schema, byName);
+  }
+  const name = operationName ?? null;
+  let choice = byName.get(name);
+  if (choice === undefined) {
+    choice = chooseOperation(schema, document, name);
+    byName.set(name, choice);
+  }
+  return choice;
+}
+
+/** GetOperation (spec 6.1): by name, or the only operation when no name is given. */
+function chooseOperation(schema: GraphQLSchema, document: DocumentNode, operationName: string | null): OperationChoice {
+  let operation: OperationDefinitionNode | undefined;
+  const fragments: Record<string, FragmentDefinitionNode> = Object.create(null);
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.OPERATION_DEFINITION) {
+      if (operationName === null) {
+        if (operation !== undefined) {
+          return [new GraphQLError('Must provide operation name if query contains multiple operations.')];
+        }
+        operation = definition;
+      } else if (definition.name?.value === operationName) {
+        operation = definition;
+      }
+    } else if (definition.kind === Kind.FRAGMENT_DEFINITION) {
+      fragments[definition.name.value] = definition;
+    }
+  }
+  if (operation === undefined) {
+    return [
+      new GraphQLError(operationName !== null ? `Unknown operation named "${operationName}".` : 'Must provide an operation.'),
+    ];
+  }
+  return new OperationPlan(schema, operation, fragments);
+}
