@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { GraphQLScalarType, Kind, graphqlSync, parse } from 'graphql';
+import type { ValueNode } from 'graphql';
 import { execute, makeSchema } from '../src/index.ts';
 
 describe('makeSchema: resolvers reach the fields they name', () => {
@@ -45,7 +46,7 @@ describe('makeSchema: resolvers reach the fields they name', () => {
         Cents: {
           serialize: (value: unknown) => `${(value as number) / 100}`,
           parseValue: (value: unknown) => Math.round(Number(value) * 100),
-          parseLiteral: (node) => (node.kind === Kind.STRING ? Math.round(Number(node.value) * 100) : null),
+          parseLiteral: (node: ValueNode) => (node.kind === Kind.STRING ? Math.round(Number(node.value) * 100) : null),
         },
         Query: { u: () => 'shout', c: (_: unknown, args: { in: number }) => args.in },
       },
