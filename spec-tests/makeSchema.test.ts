@@ -37,6 +37,29 @@ describe('makeSchema: resolvers reach the fields they name', () => {
     expect(seen).toEqual(['c']);
   });
 
+  it('coerces argument and input-field defaults with the internal enum values and custom scalar parsers', () => {
+    const seen: unknown[] = [];
+    const schema = makeSchema({
+      typeDefs: `enum Unit { METER FOOT } scalar Day
+        input Filter { unit: Unit = FOOT since: Day = "2001-02-03" }
+        type Query { measure(unit: Unit = METER, filter: Filter = {}): Float }`,
+      resolvers: {
+        Unit: { METER: 1, FOOT: 0.3048 },
+        Day: {
+          serialize: (day: unknown) => (day as Date).toISOString().slice(0, 10),
+          parseLiteral: (node: ValueNode) => (node.kind === Kind.STRING ? new Date(node.value) : null),
+        },
+        Query: { measure: (_: unknown, args: unknown) => (seen.push(args), 2) },
+      },
+    });
+    expect(execute({ schema, document: parse('{ measure }') })).toEqual({ data: { measure: 2 } });
+    expect(JSON.parse(JSON.stringify(seen[0]))).toEqual({ unit: 1, filter: { unit: 0.3048, since: '2001-02-03T00:00:00.000Z' } });
+    const introspected = graphqlSync({ schema, source: '{ __type(name: "Query") { fields { args { name defaultValue } } } }' });
+    expect(introspected).toEqual({
+      data: { __type: { fields: [{ args: [{ name: 'unit', defaultValue: 'METER' }, { name: 'filter', defaultValue: '{unit: FOOT, since: "2001-02-03"}' }] }] } },
+    });
+  });
+
   it('accepts custom scalars as a GraphQLScalarType or as { serialize, parseValue, parseLiteral }', () => {
     const Upper = new GraphQLScalarType({ name: 'Upper', serialize: (value) => String(value).toUpperCase() });
     const schema = makeSchema({

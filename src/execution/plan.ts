@@ -190,6 +190,8 @@ export class SelectionPlan {
   readonly fields: ReadonlyArray<FieldPlan> | undefined;
   /** Whether result objects need a null prototype (a response name is `__proto__`). */
   readonly nullPrototype: boolean;
+  /** Every response name set to null, in order: result objects are cloned from it. */
+  readonly template: Readonly<Record<string, null>> | undefined;
   private readonly operation: OperationPlan;
   private readonly selectionSets: ReadonlyArray<SelectionSetNode>;
   private readonly variants: Map<string, ReadonlyArray<FieldPlan>> | undefined;
@@ -205,6 +207,11 @@ export class SelectionPlan {
       const fields = this.planFields(collectFields(operation.schema, operation.fragments, {}, type, selectionSets));
       this.fields = fields;
       this.nullPrototype = fields.some((field) => field.responseName === '__proto__');
+      if (!this.nullPrototype) {
+        const template: Record<string, null> = {};
+        for (const field of fields) template[field.responseName] = null;
+        this.template = template;
+      }
     }
   }
 

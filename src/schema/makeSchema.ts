@@ -31,6 +31,7 @@ import {
   isSpecifiedScalarType,
   isUnionType,
   parse,
+  valueFromAST,
 } from 'graphql';
 import type {
   DocumentNode,
@@ -187,8 +188,14 @@ function rebuildSchema(base: GraphQLSchema, resolvers: Map<string, unknown>): Gr
     if (isListType(type)) return new GraphQLList(wire(type.ofType)) as T;
     return named(type as GraphQLNamedType) as T;
   }
-  const wireArgs = (args: Record<string, GraphQLArgumentConfig> | undefined) =>
-    mapValues(args ?? {}, (arg) => ({ ...arg, type: wire(arg.type) }));
+  // Defaults were coerced when graphql-js first built the types, before enum internal values
+  // and custom scalar parsers existed: coerce them again from the SDL, against the new types.
+  const withDefault = <C extends GraphQLArgumentConfig | GraphQLInputFieldConfig>(config: C): C => {
+    const type = wire(config.type);
+    const literal = config.astNode?.defaultValue;
+    return literal === undefined ? { ...config, type } : { ...config, type, defaultValue: valueFromAST(literal, type) };
+  };
+  const wireArgs = (args: Record<string, GraphQLArgumentConfig> | undefined) => mapValues(args ?? {}, withDefault);
   const wireFields = (typeName: string, fields: Record<string, GraphQLFieldConfig<unknown, unknown>>) => {
     const typeResolvers = (resolvers.get(typeName) ?? {}) as TypeResolvers;
     return mapValues(fields, (field, fieldName) => {
@@ -239,7 +246,7 @@ function rebuildSchema(base: GraphQLSchema, resolvers: Map<string, unknown>): Gr
         type.name,
         new GraphQLInputObjectType({
           ...config,
-          fields: () => mapValues(config.fields, (field: GraphQLInputFieldConfig) => ({ ...field, type: wire(field.type) })),
+          fields: () => mapValues(config.fields, withDefault),
         }),
       );
     } else if (isEnumType(type)) {
