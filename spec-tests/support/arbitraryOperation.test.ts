@@ -111,8 +111,17 @@ opaqueScalar.parseLiteral = () => {
   throw new TypeError('Opaque accepts no input.');
 };
 
+/** Lists of lists everywhere, where one item written in place of a list is easy to get wrong. */
+const listsSchema = buildSchema(/* GraphQL */ `
+  input Cell { grid: [[Int]], strict: [[Int!]!], cells: [[Cell]] }
+  type Query {
+    grid(grid: [[Int]], strict: [[Int!]!]!, cells: [[Cell!]], deep: [[[ID]]]): Int
+  }
+`);
+
 const schemas: Array<[name: string, schema: GraphQLSchema]> = [
   ['the generator test schema', testSchema],
+  ['a schema of nested list arguments', listsSchema],
   ...fixtures.map((fixture): [string, GraphQLSchema] => [`the ${fixture.name} fixture`, fixture.run().schema]),
 ];
 

@@ -763,10 +763,13 @@ class DocumentBuilder {
       const itemType: GraphQLInputType = nullable.ofType;
       const producible = this.#catalog.canProduce(itemType);
       if (producible && site.depth < 3 && this.#choices.chance(0.2)) {
-        // Input coercion accepts one item where a list is expected. The item itself cannot be a
-        // variable: validation would check that variable against the list type.
+        // Input coercion accepts one item where a list is expected. Validation reads that item as
+        // the list itself, though: a variable in its place would be checked against the list
+        // type, and if the item is a list literal, a variable among its items against the outer
+        // item type. So no variable goes there, and none inside a list literal written there.
         return this.#literal(itemType, {
           ...site,
+          operation: isListType(getNullableType(itemType)) ? undefined : site.operation,
           variableHere: false,
           hasDefault: false,
           mayBeNull: site.mayBeNull && !isNonNullType(type),

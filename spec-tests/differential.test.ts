@@ -1,0 +1,202 @@
+/**
+ * Differential test: for random valid operations over every fixture, our executor and graphql-js's
+ * `execute` return the same result.
+ *
+ * "The same" means: the same `data` once serialized (so the order of response keys counts), a
+ * `data` entry in both results or in neither, and the same errors — compared by message, path and
+ * locations, in any order, since the spec does not order the errors list.
+ *
+ * Runs per fixture: DIFF_RUNS (default 2000). To replay a failure, set DIFF_SEED (and DIFF_PATH)
+ * to the `seed` (and `path`) fast-check printed.
+ */
+import fc from 'fast-check';
+import { execute as referenceExecute, GraphQLError, parse, validate } from 'graphql';
+import type { ExecutionResult } from 'graphql';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { fixtures } from '../fixtures/index.ts';
+import type { Fixture } from '../fixtures/types.ts';
+import { execute } from '../src/index.ts';
+import { arbitraryOperation, describeOperation } from './support/arbitraryOperation.ts';
+import type { GeneratedOperation } from './support/arbitraryOperation.ts';
+
+const RUNS = Number(process.env.DIFF_RUNS ?? 2000);
+const SEED = process.env.DIFF_SEED === undefined ? undefined : Number(process.env.DIFF_SEED);
+const PATH = process.env.DIFF_PATH;
+
+/**
+ * Fixtures read some Int arguments as counts and microtask-tick delays, so Ints stay small here;
+ * Int coercion at the edges of the 32-bit range is still exercised by invalid variable values.
+ */
+const OPERATIONS = { intRange: [-2, 6] } as const;
+
+describe('differential: our execute against graphql-js execute', () => {
+  beforeAll(watchUnhandledRejections);
+  afterAll(unwatchUnhandledRejections);
+
+  for (const fixture of fixtures) {
+    it(
+      `returns the same data and errors as graphql-js for random valid operations over ${fixture.name}`,
+      async () => {
+        const schema = fixture.run().schema;
+        await fc.assert(
+          fc.asyncProperty(arbitraryOperation(schema, OPERATIONS), (operation) => assertSameResult(fixture, operation)),
+          { numRuns: RUNS, verbose: fc.VerbosityLevel.Verbose, ...(SEED === undefined ? {} : { seed: SEED }), ...(PATH === undefined ? {} : { path: PATH }) },
+        );
+      },
+      Math.max(120_000, RUNS * 150),
+    );
+  }
+});
+
+/** Runs `operation` through both executors, each on fresh fixture data, and throws a readable report if they differ. */
+async function assertSameResult(fixture: Fixture, operation: GeneratedOperation): Promise<void> {
+  const validationErrors = validate(fixture.run().schema, parse(operation.document));
+  if (validationErrors.length > 0) {
+    throw new Error(
+      `The generator produced an invalid operation (a bug in arbitraryOperation, not in the executor):\n` +
+        `${validationErrors.map((error) => error.message).join('\n')}\n\n${describeOperation(operation)}`,
+    );
+  }
+
+  let expected: Outcome;
+  let actual: Outcome;
+  let leftBehind: unknown[];
+  try {
+    running = 'graphql-js';
+    expected = await run(fixture, operation, referenceExecute);
+    // graphql-js resolves as soon as a null propagates past a list or an object, while sibling
+    // fields that were already running go on and may still add their errors to the very array it
+    // returned. Fixtures only ever wait on microtasks, so after one macrotask all of them are in
+    // (and any promise graphql-js left unhandled has been reported, under its name).
+    await macrotask();
+    running = 'ours';
+    actual = await run(fixture, operation, execute);
+    await macrotask();
+  } finally {
+    running = undefined;
+    leftBehind = ourUnhandledRejections.splice(0);
+  }
+
+  const differences = compare(expected, actual);
+  if (leftBehind.length > 0) {
+    differences.push(`our executor left ${leftBehind.length} rejected promise(s) unhandled: ${leftBehind.map(String).join(' | ')}`);
+  }
+  if (differences.length > 0) {
+    throw new Error(
+      [
+        `Our executor differs from graphql-js (${differences.join('; ')}).`,
+        '',
+        describeOperation(operation),
+        '',
+        `graphql-js: ${show(expected)}`,
+        `ours:       ${show(actual)}`,
+      ].join('\n'),
+    );
+  }
+}
+
+type Outcome = { result: ExecutionResult } | { thrown: unknown };
+
+const macrotask = () => new Promise((resolve) => setImmediate(resolve));
+
+/*
+ * graphql-js 16 can leave a rejected promise with no handler: in `completeListValue`, when an item
+ * of a list of non-null items fails synchronously while an earlier item is still a pending
+ * promise, the error escapes the `Array.from` loop and that earlier promise is abandoned; if it
+ * rejects too, nobody listens. Vitest counts such a rejection as an error of the whole run. So,
+ * while this file's tests run, rejections carrying a GraphQLError that surface while graphql-js is
+ * executing are ignored; those that surface while our executor is executing fail the property
+ * (ours must not leave any); anything else goes to the listeners that were there before.
+ */
+let running: 'graphql-js' | 'ours' | undefined;
+const ourUnhandledRejections: unknown[] = [];
+let previousListeners: NodeJS.UnhandledRejectionListener[] = [];
+
+function onUnhandledRejection(reason: unknown, promise: Promise<unknown>): void {
+  if (running === 'graphql-js' && reason instanceof GraphQLError) {
+    return;
+  }
+  if (running === 'ours') {
+    ourUnhandledRejections.push(reason);
+    return;
+  }
+  for (const listener of previousListeners) {
+    listener(reason, promise);
+  }
+}
+
+function watchUnhandledRejections(): void {
+  previousListeners = process.listeners('unhandledRejection');
+  process.removeAllListeners('unhandledRejection');
+  process.on('unhandledRejection', onUnhandledRejection);
+}
+
+function unwatchUnhandledRejections(): void {
+  process.off('unhandledRejection', onUnhandledRejection);
+  for (const listener of previousListeners) {
+    process.on('unhandledRejection', listener);
+  }
+}
+
+async function run(
+  fixture: Fixture,
+  operation: GeneratedOperation,
+  executor: typeof referenceExecute | typeof execute,
+): Promise<Outcome> {
+  const { schema, rootValue, contextValue } = fixture.run();
+  try {
+    const result = await executor({
+      schema,
+      document: parse(operation.document),
+      rootValue,
+      contextValue,
+      variableValues: operation.variables,
+      operationName: operation.operationName,
+    });
+    return { result };
+  } catch (thrown) {
+    // `execute` must never throw or reject; recorded so that the report shows it.
+    return { thrown };
+  }
+}
+
+function compare(expected: Outcome, actual: Outcome): string[] {
+  if (!('result' in expected) || !('result' in actual)) {
+    return ['an executor threw or rejected instead of returning a result'];
+  }
+  const differences = [];
+  if ('data' in expected.result !== 'data' in actual.result) {
+    differences.push('"data" is present in only one result');
+  }
+  if (JSON.stringify(expected.result.data) !== JSON.stringify(actual.result.data)) {
+    differences.push('data differs');
+  }
+  if (JSON.stringify(errorSet(expected.result)) !== JSON.stringify(errorSet(actual.result))) {
+    differences.push('errors differ');
+  }
+  return differences;
+}
+
+/** The errors as sorted JSON strings of message, path and locations. */
+function errorSet(result: ExecutionResult): string[] {
+  return (result.errors ?? []).map(comparable).map((error) => JSON.stringify(error)).sort();
+}
+
+function comparable(error: GraphQLError): Pick<GraphQLError, 'message' | 'path' | 'locations'> {
+  return { message: error.message, path: error.path, locations: error.locations };
+}
+
+function show(outcome: Outcome): string {
+  if ('thrown' in outcome) {
+    return `threw ${outcome.thrown instanceof Error ? (outcome.thrown.stack ?? outcome.thrown.message) : String(outcome.thrown)}`;
+  }
+  const { result } = outcome;
+  const shown: Record<string, unknown> = {};
+  if ('data' in result) {
+    shown.data = result.data;
+  }
+  if (result.errors !== undefined) {
+    shown.errors = result.errors.map(comparable);
+  }
+  return JSON.stringify(shown);
+}
