@@ -7,7 +7,8 @@
  * locations, in any order, since the spec does not order the errors list.
  *
  * Runs per fixture: DIFF_RUNS (default 2000). To replay a failure, set DIFF_SEED (and DIFF_PATH)
- * to the `seed` (and `path`) fast-check printed.
+ * to the `seed` (and `path`) fast-check printed; DIFF_VERBOSE=1 also lists every failing operation
+ * met while shrinking.
  */
 import fc from 'fast-check';
 import { execute as referenceExecute, GraphQLError, parse, validate } from 'graphql';
@@ -22,6 +23,7 @@ import type { GeneratedOperation } from './support/arbitraryOperation.ts';
 const RUNS = Number(process.env.DIFF_RUNS ?? 2000);
 const SEED = process.env.DIFF_SEED === undefined ? undefined : Number(process.env.DIFF_SEED);
 const PATH = process.env.DIFF_PATH;
+const VERBOSITY = Number(process.env.DIFF_VERBOSE ?? fc.VerbosityLevel.None) as fc.VerbosityLevel;
 
 /**
  * Fixtures read some Int arguments as counts and microtask-tick delays, so Ints stay small here;
@@ -40,7 +42,12 @@ describe('differential: our execute against graphql-js execute', () => {
         const schema = fixture.run().schema;
         await fc.assert(
           fc.asyncProperty(arbitraryOperation(schema, OPERATIONS), (operation) => assertSameResult(fixture, operation)),
-          { numRuns: RUNS, verbose: fc.VerbosityLevel.Verbose, ...(SEED === undefined ? {} : { seed: SEED }), ...(PATH === undefined ? {} : { path: PATH }) },
+          {
+            numRuns: RUNS,
+            verbose: VERBOSITY,
+            ...(SEED === undefined ? {} : { seed: SEED }),
+            ...(PATH === undefined ? {} : { path: PATH }),
+          },
         );
       },
       Math.max(120_000, RUNS * 150),
