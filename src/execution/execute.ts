@@ -36,6 +36,8 @@ import { inspect } from '../jsutils/inspect.ts';
 import { ResponsePath, pathToArray } from './path.ts';
 import { OperationPlan, ValueKind, planOperation } from './plan.ts';
 import type { AbstractPlan, ArgumentValues, FieldPlan, ListPlan, SelectionPlan, ValuePlan } from './plan.ts';
+import { PendingWork } from './pendingWork.ts';
+import type { Continuation } from './pendingWork.ts';
 import { ResolveInfo } from './resolveInfo.ts';
 import type { RequestScope } from './resolveInfo.ts';
 import type { Fragments } from './collectFields.ts';
@@ -98,8 +100,8 @@ class Execution implements RequestScope {
   readonly errors: GraphQLError[] = [];
   /** Positions already nulled by an error (undefined: the root). Null while there are none. */
   private nulled: Set<ResponsePath | undefined> | null = null;
-  /** Continuations (awaited promises) not yet settled. */
-  private pending = 0;
+  /** Continuations (awaited promises) not yet settled, and failures waiting for them. */
+  readonly work = new PendingWork(() => this.nulled);
   /** The next serial mutation, waiting for the work of the previous one to settle. */
   private resumeSerial: (() => void) | null = null;
   /** Resolves the response promise once nothing is pending. */
@@ -140,12 +142,13 @@ class Execution implements RequestScope {
       this.executeSerially(fields, 0);
     } else {
       try {
-        executeFields(this, fields, this.rootValue, this.data, undefined);
+        const data = executeFields(this, fields, this.rootValue, this.data, undefined);
+        if (isPromiseLike(data)) this.awaitRootFailure(data);
       } catch (error) {
         this.failRoot(error as GraphQLError);
       }
     }
-    if (this.pending === 0 && this.resumeSerial === null) return this.result();
+    if (this.work.size === 0 && this.resumeSerial === null) return this.result();
     return new Promise((resolve) => {
       this.finish = () => resolve(this.result());
     });
@@ -164,7 +167,7 @@ class Execution implements RequestScope {
         this.failRoot(error as GraphQLError);
         return;
       }
-      if (this.pending > 0) {
+      if (this.work.size > 0) {
         this.resumeSerial = () => this.executeSerially(fields, i + 1);
         return;
       }
@@ -181,7 +184,7 @@ class Execution implements RequestScope {
     if (resume !== null) {
       this.resumeSerial = null;
       resume();
-      if (this.pending > 0 || this.resumeSerial !== null) return;
+      if (this.work.size > 0 || this.resumeSerial !== null) return;
     }
     const finish = this.finish;
     if (finish !== null) {
@@ -234,17 +237,24 @@ class Execution implements RequestScope {
    * whether it was added; the position counts as nulled from now on.
    */
   recordError(error: GraphQLError, position: ResponsePath | undefined): boolean {
+    let inNulledPart = false;
     if (this.nulled === null) {
       this.nulled = new Set();
     } else {
-      for (let node = position; node !== undefined; node = node.prev) {
-        if (this.nulled.has(node)) return false;
+      for (let node = position; node !== undefined && !inNulledPart; node = node.prev) {
+        inNulledPart = this.nulled.has(node);
       }
-      if (this.nulled.has(undefined)) return false;
+      inNulledPart ||= this.nulled.has(undefined);
     }
     this.nulled.add(position);
-    this.errors.push(error);
-    return true;
+    if (!inNulledPart) this.errors.push(error);
+    return !inNulledPart;
+  }
+
+  /** A field error was handled at a nullable position: store null there; nothing beneath it is waited for. */
+  nullField(error: GraphQLError, position: ResponsePath): void {
+    this.recordError(error, position);
+    this.work.detach(position);
   }
 
   /** An error reached the root: `data` is null. */
@@ -264,6 +274,7 @@ class Execution implements RequestScope {
     key: string | number,
     path: ResponsePath,
   ): void {
+    let continuation: Continuation;
     promise.then(
       (resolved) => {
         try {
@@ -277,18 +288,29 @@ class Execution implements RequestScope {
         } catch (error) {
           this.failAsync(error, field, container, key, path);
         }
-        this.settle();
+        this.settle(continuation);
       },
       (error: unknown) => {
         this.failAsync(error, field, container, key, path);
-        this.settle();
+        this.settle(continuation);
       },
     );
-    this.pending++;
+    continuation = this.work.add(path);
   }
 
-  private settle(): void {
-    if (--this.pending === 0) this.idle();
+  /** The root selection set failed, but only once what is pending beneath it has settled. */
+  private awaitRootFailure(promise: PromiseLike<unknown>): void {
+    let continuation: Continuation;
+    promise.then(undefined, (error: unknown) => {
+      this.failRoot(error as GraphQLError);
+      this.settle(continuation);
+    });
+    continuation = this.work.add(undefined);
+  }
+
+  private settle(continuation: Continuation): void {
+    this.work.done(continuation);
+    if (this.work.size === 0) this.idle();
   }
 
   /** Stores an awaited value, unless an error nulled the position while it was pending. */
@@ -304,16 +326,26 @@ class Execution implements RequestScope {
   private failAsync(raw: unknown, field: FieldPlan, container: Container, key: string | number, path: ResponsePath): void {
     const error = locatedError(raw, field.fieldNodes, pathToArray(path));
     if (path.nullable) {
-      this.recordError(error, path);
+      this.nullField(error, path);
       (container as Record<string | number, unknown>)[key] = null;
       return;
     }
-    let target = path.prev;
-    while (target !== undefined && !target.nullable) target = target.prev;
-    if (target === undefined) {
-      this.failRoot(error);
-    } else if (this.recordError(error, target)) {
-      this.nullAt(target);
+    // Rise through Non-Null positions. An object on the way whose own failure is waiting
+    // (see pendingWork.ts) takes the error as its first rejection, and the rise ends there.
+    let position: ResponsePath = path;
+    for (;;) {
+      const parent = position.prev;
+      if (this.work.stopsAt(parent)) return;
+      if (parent === undefined) {
+        this.failRoot(error);
+        return;
+      }
+      if (parent.nullable) {
+        if (this.recordError(error, parent)) this.nullAt(parent);
+        this.work.detach(parent);
+        return;
+      }
+      position = parent;
     }
   }
 
@@ -354,16 +386,27 @@ function newResultObject(selections: SelectionPlan): ResultObject {
   return selections.nullPrototype ? Object.create(null) : { ...selections.template };
 }
 
-/** ExecuteSelectionSet's loop (spec 6.3): one field after another, into one result object. */
+/**
+ * ExecuteSelectionSet's loop (spec 6.3): one field after another, into one result object.
+ * A Non-Null failure abandons the object; if fields that ran before it are still pending, the
+ * failure waits for them (as graphql-js's does) and comes back as a promise that rejects.
+ */
 function executeFields(
   exec: Execution,
   fields: ReadonlyArray<FieldPlan>,
   source: unknown,
   result: ResultObject,
   path: ResponsePath | undefined,
-): ResultObject {
-  for (let i = 0; i < fields.length; i++) {
-    executeField(exec, fields[i] as FieldPlan, source, result, path);
+): PromiseOrValue<ResultObject> {
+  const since = exec.work.mark();
+  try {
+    for (let i = 0; i < fields.length; i++) {
+      executeField(exec, fields[i] as FieldPlan, source, result, path);
+    }
+  } catch (error) {
+    const deferred = exec.work.defer(path, since, error);
+    if (deferred === null) throw error;
+    return deferred;
   }
   return result;
 }
@@ -423,7 +466,7 @@ function executeField(
     path ??= fieldPath(field, parentPath);
     const error = locatedError(raw, field.fieldNodes, pathToArray(path));
     if (!plan.nullable) throw error;
-    exec.recordError(error, path);
+    exec.nullField(error, path);
     result[name] = null;
   }
 }
@@ -518,7 +561,7 @@ function completeListItem(
     path ??= new ResponsePath(listPath, index, undefined, item.nullable);
     const error = locatedError(raw, field.fieldNodes, pathToArray(path));
     if (!item.nullable) throw error;
-    exec.recordError(error, path);
+    exec.nullField(error, path);
     completed[index] = null;
   }
 }
