@@ -37,7 +37,7 @@ import { ResponsePath, pathToArray } from './path.ts';
 import { OperationPlan, ValueKind, planOperation } from './plan.ts';
 import type { AbstractPlan, ArgumentValues, FieldPlan, ListPlan, SelectionPlan, ValuePlan } from './plan.ts';
 import { PendingWork } from './pendingWork.ts';
-import type { Continuation } from './pendingWork.ts';
+import type { Continuation, NulledPositions } from './pendingWork.ts';
 import { ResolveInfo } from './resolveInfo.ts';
 import type { RequestScope } from './resolveInfo.ts';
 import type { Fragments } from './collectFields.ts';
@@ -59,12 +59,16 @@ export function execute(args: ExecutionArgs): PromiseOrValue<ExecutionResult> {
   const plan = planOperation(schema, document, args.operationName);
   if (!(plan instanceof OperationPlan)) return { errors: plan };
 
-  const coerced = getVariableValues(schema, plan.operation.variableDefinitions ?? [], variableValues ?? {}, {
-    maxErrors: 50,
-  });
-  if (coerced.errors !== undefined) return { errors: coerced.errors };
-
-  return new Execution(plan, args, coerced.coerced).run();
+  // CoerceVariableValues (spec 6.1.2); an operation that declares no variables has none, whatever was sent.
+  let coercedVariables: Record<string, unknown> = {};
+  if (plan.declaresVariables) {
+    const coerced = getVariableValues(schema, plan.operation.variableDefinitions ?? [], variableValues ?? {}, {
+      maxErrors: 50,
+    });
+    if (coerced.errors !== undefined) return { errors: coerced.errors };
+    coercedVariables = coerced.coerced;
+  }
+  return new Execution(plan, args, coercedVariables).run();
 }
 
 /** The checks graphql-js makes before executing; failing them is a programming error. */
@@ -83,7 +87,7 @@ function assertValidExecutionArguments(
 }
 
 /** The state of one request's execution. */
-class Execution implements RequestScope {
+class Execution implements RequestScope, NulledPositions {
   readonly schema: GraphQLSchema;
   readonly fragments: Fragments;
   readonly rootValue: unknown;
@@ -99,9 +103,9 @@ class Execution implements RequestScope {
   data: ResultObject | null = null;
   readonly errors: GraphQLError[] = [];
   /** Positions already nulled by an error (undefined: the root). Null while there are none. */
-  private nulled: Set<ResponsePath | undefined> | null = null;
+  nulled: Set<ResponsePath | undefined> | null = null;
   /** Continuations (awaited promises) not yet settled, and failures waiting for them. */
-  readonly work = new PendingWork(() => this.nulled);
+  readonly work: PendingWork = new PendingWork(this);
   /** The next serial mutation, waiting for the work of the previous one to settle. */
   private resumeSerial: (() => void) | null = null;
   /** Resolves the response promise once nothing is pending. */

@@ -21,6 +21,11 @@
  */
 import type { ResponsePath } from './path.ts';
 
+/** Where errors have nulled the response so far (undefined: the root); null while nowhere. */
+export interface NulledPositions {
+  readonly nulled: ReadonlySet<ResponsePath | undefined> | null;
+}
+
 /** One pending continuation at one response position. */
 export interface Continuation {
   /** Undefined for the root (a deferred failure of the root selection set). */
@@ -49,11 +54,11 @@ export class PendingWork {
   private last: Continuation | null = null;
   private deferred: Map<ResponsePath | undefined, DeferredFailure> | null = null;
   private unfired = 0;
-  /** Positions nulled by errors; owned by the execution, read here. */
-  private readonly nulled: () => ReadonlySet<ResponsePath | undefined> | null;
+  /** The execution, whose record of nulled positions decides what is cut off. */
+  private readonly errors: NulledPositions;
 
-  constructor(nulled: () => ReadonlySet<ResponsePath | undefined> | null) {
-    this.nulled = nulled;
+  constructor(errors: NulledPositions) {
+    this.errors = errors;
   }
 
   /** A point in time: continuations added after it have a `seq` at or above it. */
@@ -150,7 +155,7 @@ export class PendingWork {
 
   /** A new continuation beneath a deferred failure is waited for too, unless cut off by a null. */
   private countForDeferredAbove(continuation: Continuation): void {
-    const nulled = this.nulled();
+    const nulled = this.errors.nulled;
     const deferred = this.deferred as Map<ResponsePath | undefined, DeferredFailure>;
     let node: ResponsePath | undefined = continuation.path;
     while (node !== undefined) {
@@ -167,7 +172,7 @@ export class PendingWork {
 
   /** Whether something between `path` (inclusive) and `ancestor` (exclusive) was nulled or failed. */
   private isCutOffBelow(path: ResponsePath | undefined, ancestor: ResponsePath | undefined): boolean {
-    const nulled = this.nulled();
+    const nulled = this.errors.nulled;
     for (let node: ResponsePath | undefined = path; node !== ancestor && node !== undefined; node = node.prev) {
       if (nulled !== null && nulled.has(node)) return true;
       if (this.deferred?.get(node)?.fired) return true;

@@ -329,6 +329,7 @@ export class OperationPlan {
   readonly operation: OperationDefinitionNode;
   readonly fragments: Fragments;
   readonly rootType: GraphQLObjectType | undefined;
+  readonly declaresVariables: boolean;
   /** Root fields; built on first use so that a missing root type surfaces as an execution error. */
   private rootSelections: SelectionPlan | undefined;
 
@@ -337,6 +338,7 @@ export class OperationPlan {
     this.operation = operation;
     this.fragments = fragments;
     this.rootType = schema.getRootType(operation.operation) ?? undefined;
+    this.declaresVariables = (operation.variableDefinitions?.length ?? 0) > 0;
   }
 
   get root(): SelectionPlan {
