@@ -2,30 +2,28 @@
  * When a Non-Null field fails synchronously while earlier fields of its object are still pending,
  * the object is nulled only once those have settled (as graphql-js does), so their errors are
  * reported too. These are the minimal operations the differential test found; the expected
- * responses are graphql-js's.
+ * responses are what graphql-js 16.15 returns for them. (graphql-js is not run here: in exactly
+ * these cases it abandons a rejected promise, which a test runner reports as an unhandled error.)
  */
 import { describe, expect, it } from 'vitest';
-import { execute as referenceExecute, parse } from 'graphql';
+import { parse } from 'graphql';
 import type { ExecutionResult } from 'graphql';
 import { fixtureByName } from '../fixtures/index.ts';
 import { execute } from '../src/index.ts';
 
-async function both(fixture: string, source: string): Promise<[unknown, unknown]> {
-  const run = async (executor: typeof execute) => {
-    const { schema, rootValue, contextValue } = fixtureByName(fixture).run();
-    const result = (await executor({ schema, document: parse(source), rootValue, contextValue })) as ExecutionResult;
-    const errors = (result.errors ?? []).map((e) => ({ message: e.message, path: e.path })).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
-    return { data: result.data, errors };
-  };
-  const ours = await run(execute);
-  const reference = await run(referenceExecute);
-  await new Promise((resolve) => setImmediate(resolve));
-  return [ours, reference];
+/** Runs `source` over fresh fixture data; errors as `{ message, path }`, sorted (the spec does not order them). */
+async function run(fixture: string, source: string): Promise<unknown> {
+  const { schema, rootValue, contextValue } = fixtureByName(fixture).run();
+  const result = (await execute({ schema, document: parse(source), rootValue, contextValue })) as ExecutionResult;
+  const errors = (result.errors ?? [])
+    .map((error) => ({ message: error.message, path: error.path }))
+    .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  return { data: result.data, errors };
 }
 
 describe('a synchronous Non-Null failure waits for the pending fields of its object', () => {
   it('still reports an error raised inside a pending sibling before the object is nulled', async () => {
-    const [ours, reference] = await both('errors', '{ box { asyncItems nonNullThrows } }');
+    const ours = await run('errors', '{ box { asyncItems nonNullThrows } }');
     expect(ours).toEqual({
       data: { box: null },
       errors: [
@@ -33,26 +31,23 @@ describe('a synchronous Non-Null failure waits for the pending fields of its obj
         { message: 'Item 2 of box 0 rejects.', path: ['box', 'asyncItems', 2] },
       ],
     });
-    expect(ours).toEqual(reference);
   });
 
   it('lets a later list item without pending work fail first, so its error is the one reported', async () => {
-    const [ours, reference] = await both('library', '{ authors { books { author { id } } fullName(style: null) } }');
+    const ours = await run('library', '{ authors { books { author { id } } fullName(style: null) } }');
     expect(ours).toEqual({
       data: null,
       errors: [{ message: 'Cannot return null for non-nullable field Author.fullName.', path: ['authors', 4, 'fullName'] }],
     });
-    expect(ours).toEqual(reference);
   });
 
   it('reports the list that failed first when a nested item waits on pending work', async () => {
-    const [ours, reference] = await both('errors', '{ box { nonNullSparseChildren { nonNullResolvesNull strictHoles } } }');
+    const ours = await run('errors', '{ box { nonNullSparseChildren { nonNullResolvesNull strictHoles } } }');
     expect(ours).toEqual({
       data: { box: { nonNullSparseChildren: null } },
       errors: [
         { message: 'Cannot return null for non-nullable field Box.nonNullSparseChildren.', path: ['box', 'nonNullSparseChildren', 1] },
       ],
     });
-    expect(ours).toEqual(reference);
   });
 });
