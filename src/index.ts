@@ -12,3 +12,5 @@ export type {
 } from './schema/makeSchema.ts';
 export { execute, defaultTypeResolver } from './execution/execute.ts';
 export type { PromiseOrValue } from './execution/execute.ts';
+export { BatchLoader } from './batching/batchLoader.ts';
+export type { BatchFunction, BatchLoaderOptions, BatchResult } from './batching/batchLoader.ts';

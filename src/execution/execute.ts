@@ -36,6 +36,8 @@ import { inspect } from '../jsutils/inspect.ts';
 import { ResponsePath, pathToArray } from './path.ts';
 import { OperationPlan, ValueKind, planOperation } from './plan.ts';
 import type { AbstractPlan, ArgumentValues, FieldPlan, ListPlan, SelectionPlan, ValuePlan } from './plan.ts';
+import { currentTask, newScheduler, runAsTask } from '../batching/scheduler.ts';
+import type { BatchScheduler } from '../batching/scheduler.ts';
 import { PendingWork } from './pendingWork.ts';
 import type { Continuation, NulledPositions } from './pendingWork.ts';
 import { ResolveInfo } from './resolveInfo.ts';
@@ -106,6 +108,8 @@ class Execution implements RequestScope, NulledPositions {
   nulled: Set<ResponsePath | undefined> | null = null;
   /** Continuations (awaited promises) not yet settled, and failures waiting for them. */
   readonly work: PendingWork = new PendingWork(this);
+  /** Sends this request's queued loads when no resolver can progress without them; null while no loader exists. */
+  readonly scheduler: BatchScheduler | null = newScheduler();
   /** The next serial mutation, waiting for the work of the previous one to settle. */
   private resumeSerial: (() => void) | null = null;
   /** Resolves the response promise once nothing is pending. */
@@ -142,20 +146,25 @@ class Execution implements RequestScope, NulledPositions {
       return { errors: [error as GraphQLError], data: null };
     }
     this.data = newResultObject(this.plan.root);
+    if (this.scheduler !== null) runAsTask(this.scheduler, () => this.executeRoot(fields));
+    else this.executeRoot(fields);
+    if (this.work.size === 0 && this.resumeSerial === null) return this.result();
+    return new Promise((resolve) => {
+      this.finish = () => resolve(this.result());
+    });
+  }
+
+  private executeRoot(fields: ReadonlyArray<FieldPlan>): void {
     if (this.operation.operation === 'mutation') {
       this.executeSerially(fields, 0);
     } else {
       try {
-        const data = executeFields(this, fields, this.rootValue, this.data, undefined);
+        const data = executeFields(this, fields, this.rootValue, this.data as ResultObject, undefined);
         if (isPromiseLike(data)) this.awaitRootFailure(data);
       } catch (error) {
         this.failRoot(error as GraphQLError);
       }
     }
-    if (this.work.size === 0 && this.resumeSerial === null) return this.result();
-    return new Promise((resolve) => {
-      this.finish = () => resolve(this.result());
-    });
   }
 
   /**
@@ -279,6 +288,7 @@ class Execution implements RequestScope, NulledPositions {
     path: ResponsePath,
   ): void {
     let continuation: Continuation;
+    const task = this.scheduler !== null ? currentTask() : undefined;
     promise.then(
       (resolved) => {
         try {
@@ -292,14 +302,17 @@ class Execution implements RequestScope, NulledPositions {
         } catch (error) {
           this.failAsync(error, field, container, key, path);
         }
+        task?.scheduler.valuePending(task, -1);
         this.settle(continuation);
       },
       (error: unknown) => {
         this.failAsync(error, field, container, key, path);
+        task?.scheduler.valuePending(task, -1);
         this.settle(continuation);
       },
     );
     continuation = this.work.add(path);
+    task?.scheduler.valuePending(task, 1);
   }
 
   /** The root selection set failed, but only once what is pending beneath it has settled. */
@@ -416,11 +429,29 @@ function executeFields(
 }
 
 /**
- * ExecuteField (spec 6.4): resolve, then complete, then store under the response name. A field
- * error at a nullable position is recorded and stored as null; at a Non-Null position it is
- * thrown, which abandons the parent object (its remaining fields do not run, as in graphql-js).
+ * ExecuteField (spec 6.4). While loaders exist, a field with a resolver runs as its own task of
+ * the batch scheduler, so that the loads it awaits are known (see batching/scheduler.ts).
  */
 function executeField(
+  exec: Execution,
+  field: FieldPlan,
+  source: unknown,
+  result: ResultObject,
+  parentPath: ResponsePath | undefined,
+): void {
+  if (exec.scheduler !== null && (field.resolve !== undefined || exec.fieldResolver !== undefined)) {
+    runAsTask(exec.scheduler, () => resolveField(exec, field, source, result, parentPath));
+  } else {
+    resolveField(exec, field, source, result, parentPath);
+  }
+}
+
+/**
+ * Resolve, then complete, then store under the response name. A field error at a nullable
+ * position is recorded and stored as null; at a Non-Null position it is thrown, which abandons
+ * the parent object (its remaining fields do not run, as in graphql-js).
+ */
+function resolveField(
   exec: Execution,
   field: FieldPlan,
   source: unknown,
