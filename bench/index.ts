@@ -9,6 +9,9 @@
  *
  * Environment: BENCH_TIME_MS (timed milliseconds per engine per scenario, default 2000) and
  * BENCH_WARMUP_MS (untimed milliseconds per engine per scenario first, default 1000).
+ *
+ * The `n-plus-one` scenario (nPlusOne.ts) compares batching rather than raw execution: our
+ * `execute` with `BatchLoader` against graphql-js with `dataloader`; it prints its own table.
  */
 import './production-mode.ts';
 import { execute as graphqlJsExecute, getIntrospectionQuery, parse, validate } from 'graphql';
@@ -19,6 +22,13 @@ import { measure } from './measure.ts';
 import type { Contender, Measurement, Operation } from './measure.ts';
 import { createBenchSchema, createDb } from './schema.ts';
 import type { BenchContext } from './schema.ts';
+
+/**
+ * Runs last, and its module is loaded only then: it constructs a BatchLoader, which turns on
+ * the task tracking that makes every promise in the process a little dearer (see
+ * src/batching/scheduler.ts), and that must not touch the other scenarios.
+ */
+const N_PLUS_ONE = 'n-plus-one';
 
 /** The timed part is cut into this many rounds; see `measure` for why. */
 const ROUNDS = 20;
@@ -166,7 +176,9 @@ function selectScenarios(all: Scenario[], names: string[]): Scenario[] {
   return names.map((name) => {
     const scenario = all.find((candidate) => candidate.name === name);
     if (scenario === undefined) {
-      throw new TypeError(`Unknown scenario "${name}"; the scenarios are: ${all.map((s) => s.name).join(', ')}.`);
+      throw new TypeError(
+        `Unknown scenario "${name}"; the scenarios are: ${[...all.map((s) => s.name), N_PLUS_ONE].join(', ')}.`,
+      );
     }
     return scenario;
   });
@@ -180,7 +192,10 @@ const formatRatio = (a: Measurement, b: Measurement) => (a.opsPerSecond / b.opsP
 async function main(): Promise<void> {
   const timeMs = readMilliseconds('BENCH_TIME_MS', 2000);
   const warmupMs = readMilliseconds('BENCH_WARMUP_MS', 1000);
-  const scenarios = selectScenarios(createScenarios(), process.argv.slice(2));
+  const names = process.argv.slice(2);
+  const withNPlusOne = names.length === 0 || names.includes(N_PLUS_ONE);
+  const otherNames = names.filter((name) => name !== N_PLUS_ONE);
+  const scenarios = names.length > 0 && otherNames.length === 0 ? [] : selectScenarios(createScenarios(), otherNames);
 
   const rows: string[] = [];
   for (const scenario of scenarios) {
@@ -196,6 +211,20 @@ async function main(): Promise<void> {
     );
   }
 
+  let nPlusOneReport: string | null = null;
+  if (withNPlusOne) {
+    const { runNPlusOne } = await import('./nPlusOne.ts');
+    nPlusOneReport = await runNPlusOne({ name: N_PLUS_ONE, timeMs, warmupMs });
+  }
+
+  if (rows.length > 0) printTable(rows, { timeMs, warmupMs });
+  if (nPlusOneReport !== null) {
+    if (rows.length > 0) console.log();
+    console.log(nPlusOneReport);
+  }
+}
+
+function printTable(rows: readonly string[], { timeMs, warmupMs }: { timeMs: number; warmupMs: number }): void {
   console.log(
     `Node ${process.version} (${process.platform} ${process.arch}), NODE_ENV=${process.env.NODE_ENV}; ` +
       `${timeMs} ms timed per engine per scenario in ${ROUNDS} interleaved rounds, after ${warmupMs} ms of warm-up. ` +
