@@ -59,9 +59,9 @@ export class BatchLoader<K, V, C = K> implements Dispatchable {
     if (typeof batchFn !== 'function') {
       throw new TypeError(`BatchLoader: batchFn must be a function that takes an array of keys, got ${describe(batchFn)}.`);
     }
-    const name = options.name ?? 'unnamed';
+    const name = 'name' in options ? options.name : 'unnamed';
     if (typeof name !== 'string' || name === '') {
-      throw new TypeError(`BatchLoader: name must be a non-empty string, got ${describe(name)}.`);
+      throw new TypeError(`BatchLoader: name must be a non-empty string, got ${name === '' ? 'an empty string' : describe(name)}.`);
     }
     const prefix = `BatchLoader "${name}":`;
     for (const key of Object.keys(options)) {
@@ -69,14 +69,14 @@ export class BatchLoader<K, V, C = K> implements Dispatchable {
         throw new TypeError(`${prefix} unknown option "${key}"; expected maxBatchSize, cacheKeyFn, cache or name.`);
       }
     }
-    const maxBatchSize = options.maxBatchSize ?? Infinity;
-    if (maxBatchSize !== Infinity && !(Number.isInteger(maxBatchSize) && maxBatchSize > 0)) {
+    const maxBatchSize = 'maxBatchSize' in options ? options.maxBatchSize : Infinity;
+    if (typeof maxBatchSize !== 'number' || (maxBatchSize !== Infinity && !(Number.isInteger(maxBatchSize) && maxBatchSize > 0))) {
       throw new TypeError(`${prefix} maxBatchSize must be a positive integer or Infinity, got ${String(maxBatchSize)}.`);
     }
     if (options.cacheKeyFn !== undefined && typeof options.cacheKeyFn !== 'function') {
       throw new TypeError(`${prefix} cacheKeyFn must be a function, got ${describe(options.cacheKeyFn)}.`);
     }
-    const cache = options.cache ?? true;
+    const cache = 'cache' in options ? options.cache : true;
     if (typeof cache !== 'boolean') {
       throw new TypeError(`${prefix} cache must be true or false, got ${describe(cache)}.`);
     }
@@ -97,7 +97,11 @@ export class BatchLoader<K, V, C = K> implements Dispatchable {
     const cached = this.cache?.get(cacheKey);
     if (cached !== undefined) return cached;
     const queued = this.queue.get(cacheKey);
-    if (queued !== undefined) return queued.promise;
+    if (queued !== undefined) {
+      // Cleared while queued and asked for again: the pending answer is the cached one again.
+      this.cache?.set(cacheKey, queued.promise);
+      return queued.promise;
+    }
 
     let resolve!: (value: V | null) => void;
     let reject!: (error: unknown) => void;
