@@ -59,9 +59,9 @@ export function currentTask(): Task | undefined {
   return levelBatching ? taskScope.getStore() : undefined;
 }
 
-/** Runs `fn` as a new task of `scheduler`: its awaits, and the loads it awaits, count as this task's. */
-export function runAsTask<R>(scheduler: BatchScheduler, fn: () => R): R {
-  return taskScope.run(new Task(scheduler), fn);
+/** Runs `fn(...args)` as a new task of `scheduler`: its awaits, and the loads it awaits, count as this task's. */
+export function runAsTask<A extends unknown[], R>(scheduler: BatchScheduler, fn: (...args: A) => R, ...args: A): R {
+  return taskScope.run(new Task(scheduler), fn, ...args);
 }
 
 /** One call of a user function (a resolver, or the root of an execution). */

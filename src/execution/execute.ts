@@ -146,7 +146,7 @@ class Execution implements RequestScope, NulledPositions {
       return { errors: [error as GraphQLError], data: null };
     }
     this.data = newResultObject(this.plan.root);
-    if (this.scheduler !== null) runAsTask(this.scheduler, () => this.executeRoot(fields));
+    if (this.scheduler !== null) runAsTask(this.scheduler, (root) => this.executeRoot(root), fields);
     else this.executeRoot(fields);
     if (this.work.size === 0 && this.resumeSerial === null) return this.result();
     return new Promise((resolve) => {
@@ -440,7 +440,7 @@ function executeField(
   parentPath: ResponsePath | undefined,
 ): void {
   if (exec.scheduler !== null && (field.resolve !== undefined || exec.fieldResolver !== undefined)) {
-    runAsTask(exec.scheduler, () => resolveField(exec, field, source, result, parentPath));
+    runAsTask(exec.scheduler, resolveField, exec, field, source, result, parentPath);
   } else {
     resolveField(exec, field, source, result, parentPath);
   }
