@@ -14,7 +14,7 @@ const typeDefs = `
 interface Context {
   calls: string[][];
   labels: BatchLoader<string, string>;
-  viewer?: Promise<string>;
+  viewer?: Promise<string | null>;
 }
 
 function createContext(): Context {
@@ -78,7 +78,7 @@ describe('the batch scheduler', () => {
           // The viewer promise is made (and its load awaited) inside another resolver's async
           // function; the field below awaits that plain promise, not the load's.
           viewerName: (_: unknown, __: unknown, ctx: Context) =>
-            (ctx.viewer ??= (async () => (await ctx.labels.load('me')).toUpperCase())()),
+            (ctx.viewer ??= (async () => ((await ctx.labels.load('me')) ?? '').toUpperCase())()),
           viewerGreeting: async (_: unknown, __: unknown, ctx: Context) => {
             await nextImmediate();
             return `hello ${await ctx.viewer}`;
