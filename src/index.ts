@@ -14,3 +14,5 @@ export { execute, defaultTypeResolver } from './execution/execute.ts';
 export type { PromiseOrValue } from './execution/execute.ts';
 export { BatchLoader } from './batching/batchLoader.ts';
 export type { BatchFunction, BatchLoaderOptions, BatchResult } from './batching/batchLoader.ts';
+export { analyze, DEFAULT_LIST_SIZE } from './analysis/analyze.ts';
+export type { Analysis, AnalyzeArgs } from './analysis/analyze.ts';

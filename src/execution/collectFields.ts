@@ -7,6 +7,7 @@
  * on the request's variables.
  */
 import { GraphQLIncludeDirective, GraphQLSkipDirective, Kind, getDirectiveValues, isAbstractType, typeFromAST } from 'graphql';
+import type { Fragments } from '../language/selectOperation.ts';
 import type {
   DirectiveNode,
   FieldNode,
@@ -22,7 +23,7 @@ import type {
 /** Response name -> the field nodes merged under it, in first-seen order. */
 export type CollectedFields = Map<string, FieldNode[]>;
 
-export type Fragments = Readonly<Record<string, FragmentDefinitionNode>>;
+export type { Fragments };
 
 type Conditional = FieldNode | FragmentSpreadNode | InlineFragmentNode;
 

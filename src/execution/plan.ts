@@ -20,7 +20,6 @@ import {
   GraphQLID,
   GraphQLInt,
   GraphQLString,
-  Kind,
   SchemaMetaFieldDef,
   TypeMetaFieldDef,
   TypeNameMetaFieldDef,
@@ -35,7 +34,6 @@ import {
 import type {
   DocumentNode,
   FieldNode,
-  FragmentDefinitionNode,
   GraphQLAbstractType,
   GraphQLField,
   GraphQLFieldResolver,
@@ -46,6 +44,7 @@ import type {
   OperationDefinitionNode,
   SelectionSetNode,
 } from 'graphql';
+import { selectOperation } from '../language/selectOperation.ts';
 import { collectFields, containsVariable, dependsOnVariables } from './collectFields.ts';
 import type { CollectedFields, Fragments } from './collectFields.ts';
 
@@ -372,28 +371,9 @@ export function planOperation(schema: GraphQLSchema, document: DocumentNode, ope
   return choice;
 }
 
-/** GetOperation (spec 6.1): by name, or the only operation when no name is given. */
+/** Plans the operation chosen by name (spec 6.1), or returns the request error for why none can be. */
 function chooseOperation(schema: GraphQLSchema, document: DocumentNode, operationName: string | null): OperationChoice {
-  let operation: OperationDefinitionNode | undefined;
-  const fragments: Record<string, FragmentDefinitionNode> = Object.create(null);
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.OPERATION_DEFINITION) {
-      if (operationName === null) {
-        if (operation !== undefined) {
-          return [new GraphQLError('Must provide operation name if query contains multiple operations.')];
-        }
-        operation = definition;
-      } else if (definition.name?.value === operationName) {
-        operation = definition;
-      }
-    } else if (definition.kind === Kind.FRAGMENT_DEFINITION) {
-      fragments[definition.name.value] = definition;
-    }
-  }
-  if (operation === undefined) {
-    return [
-      new GraphQLError(operationName !== null ? `Unknown operation named "${operationName}".` : 'Must provide an operation.'),
-    ];
-  }
-  return new OperationPlan(schema, operation, fragments);
+  const selected = selectOperation(document, operationName);
+  if (selected instanceof GraphQLError) return [selected];
+  return new OperationPlan(schema, selected.operation, selected.fragments);
 }

@@ -33,6 +33,7 @@ import {
   parse,
   valueFromAST,
 } from 'graphql';
+import { withCostDirectiveDefinitions } from '../analysis/costDirectives.ts';
 import type {
   DocumentNode,
   GraphQLArgumentConfig,
@@ -80,7 +81,8 @@ export interface MakeSchemaConfig {
 
 /** Builds an executable schema; throws a `TypeError` naming any resolver the SDL does not declare. */
 export function makeSchema(config: MakeSchemaConfig): GraphQLSchema {
-  const document = toDocument(config.typeDefs);
+  // @cost and @listSize (the cost analyzer's directives) may be used without being declared.
+  const document = withCostDirectiveDefinitions(toDocument(config.typeDefs));
   const base = buildASTSchema(document);
   const resolvers = mergeResolverMaps(config.resolvers);
   checkResolversMatchSchema(base, resolvers);
