@@ -24,6 +24,7 @@ import { GraphQLError, assertValidSchema, getArgumentValues, getVariableValues, 
 import type {
   DocumentNode,
   ExecutionArgs,
+  FieldNode,
   ExecutionResult,
   GraphQLAbstractType,
   GraphQLFieldResolver,
@@ -36,6 +37,7 @@ import { inspect } from '../jsutils/inspect.ts';
 import { ResponsePath, pathToArray } from './path.ts';
 import { OperationPlan, ValueKind, planOperation } from './plan.ts';
 import type { AbstractPlan, ArgumentValues, FieldPlan, ListPlan, SelectionPlan, ValuePlan } from './plan.ts';
+import { fieldWeight } from '../analysis/analyze.ts';
 import { currentTask, newScheduler, runAsTask } from '../batching/scheduler.ts';
 import type { BatchScheduler } from '../batching/scheduler.ts';
 import { PendingWork } from './pendingWork.ts';
@@ -46,6 +48,15 @@ import type { Fragments } from './collectFields.ts';
 
 export type PromiseOrValue<T> = Promise<T> | T;
 
+/** graphql-js's arguments, plus what only our executor offers. */
+export interface ExecuteArgs extends ExecutionArgs {
+  /**
+   * Sum the cost weight (analysis/analyze.ts `fieldWeight`) of every field that runs, and report
+   * it as `extensions.cost.actual`: what the query really cost, beside its static estimate.
+   */
+  measureCost?: boolean;
+}
+
 type ResultObject = Record<string, unknown>;
 type Container = ResultObject | unknown[];
 
@@ -54,7 +65,7 @@ type Container = ResultObject | unknown[];
  * Never rejects: request and field errors are reported in the result. Misuse of the API (no
  * document, an invalid schema, variables that are not an object) throws at once, as graphql-js does.
  */
-export function execute(args: ExecutionArgs): PromiseOrValue<ExecutionResult> {
+export function execute(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
   const { schema, document, variableValues } = args;
   assertValidExecutionArguments(schema, document, variableValues);
 
@@ -118,7 +129,11 @@ class Execution implements RequestScope, NulledPositions {
   private argumentsCache: Map<FieldPlan, ArgumentValues | ArgumentsError> | null = null;
   private selectionsCache: Map<SelectionPlan, ReadonlyArray<FieldPlan>> | null = null;
 
-  constructor(plan: OperationPlan, args: ExecutionArgs, variableValues: Record<string, unknown>) {
+  /** The summed weight of the fields that ran, when measuring (see ExecuteArgs.measureCost). */
+  actualCost: number | null;
+  private weights: Map<FieldPlan, number> | null = null;
+
+  constructor(plan: OperationPlan, args: ExecuteArgs, variableValues: Record<string, unknown>) {
     this.plan = plan;
     this.schema = plan.schema;
     this.fragments = plan.fragments;
@@ -128,6 +143,18 @@ class Execution implements RequestScope, NulledPositions {
     this.variableValues = variableValues;
     this.fieldResolver = args.fieldResolver ?? undefined;
     this.typeResolver = args.typeResolver ?? defaultTypeResolver;
+    this.actualCost = args.measureCost === true ? 0 : null;
+  }
+
+  /** A field's cost weight, worked out once per request. */
+  weightOf(field: FieldPlan): number {
+    this.weights ??= new Map();
+    let weight = this.weights.get(field);
+    if (weight === undefined) {
+      weight = fieldWeight(field.definition, field.fieldNodes[0] as FieldNode, this.variableValues);
+      this.weights.set(field, weight);
+    }
+    return weight;
   }
 
   /** ExecuteOperation (spec 6.2): queries in parallel, mutations serially, subscriptions as queries. */
@@ -188,7 +215,9 @@ class Execution implements RequestScope, NulledPositions {
   }
 
   private result(): ExecutionResult {
-    return this.errors.length === 0 ? { data: this.data } : { errors: this.errors, data: this.data };
+    const result: ExecutionResult = this.errors.length === 0 ? { data: this.data } : { errors: this.errors, data: this.data };
+    if (this.actualCost !== null) result.extensions = { cost: { actual: this.actualCost } };
+    return result;
   }
 
   /** Every continuation has settled: resume the serial mutations, or finish. */
@@ -439,6 +468,7 @@ function executeField(
   result: ResultObject,
   parentPath: ResponsePath | undefined,
 ): void {
+  if (exec.actualCost !== null) exec.actualCost += exec.weightOf(field);
   if (exec.scheduler !== null && (field.resolve !== undefined || exec.fieldResolver !== undefined)) {
     runAsTask(exec.scheduler, resolveField, exec, field, source, result, parentPath);
   } else {

@@ -1,0 +1,192 @@
+/**
+ * The limits a request must satisfy before anything runs (spec section 8): document length and
+ * tokens (checked while parsing, so an oversized document never becomes an AST), then depth,
+ * cost, nodes, aliases, directives and slicing arguments (checked on the analysis), and the
+ * number of operations in a batched request.
+ *
+ * Each limit can be set, or switched off with `false`. Each exceeded limit is reported as a
+ * GraphQL error whose `extensions` carry a stable `code`, the `measured` value and the `limit`.
+ * Nothing here knows about HTTP: the server calls these, and so can any other transport.
+ */
+import { GraphQLError, Lexer, Source, TokenKind, parse } from 'graphql';
+import type { DocumentNode } from 'graphql';
+import { analyzeOperation } from './analyze.ts';
+import type { Analysis, AnalyzeArgs } from './analyze.ts';
+
+export interface Limits {
+  /** Longest chain of nested fields. */
+  depth: number | false;
+  /** IBM field cost (see analyze.ts). */
+  cost: number | false;
+  /** GitHub's node count. */
+  nodes: number | false;
+  aliases: number | false;
+  directives: number | false;
+  /** Lexical tokens of the document; parsing stops past it. */
+  tokens: number | false;
+  /** Characters of the document. */
+  documentLength: number | false;
+  /** Operations in one batched request. */
+  batchedOperations: number | false;
+}
+
+/**
+ * The defaults, and why they differ from the peers' (README, "Limits"):
+ *  - depth 15: graphql-armor uses 6, which Relay-style connections (edges/node adds two levels
+ *    per hop) outgrow in legitimate queries.
+ *  - cost 1000: Shopify's maximum for one query, with the same weights (objects 1, leaves 0,
+ *    lists multiplied by their size). graphql-armor's 5000 uses different weights.
+ *  - nodes 500,000: GitHub's limit.
+ *  - aliases 30 and directives 50: graphql-armor uses 15 and 50. Aliases are how clients
+ *    fetch one field with several arguments, so we allow twice as many.
+ *  - tokens 5000 and 100,000 characters: graphql-armor uses 1000 tokens, which long generated
+ *    queries exceed. The standard introspection query is 163 tokens.
+ *  - 10 operations per batched request: what Apollo Server recommends when batching is on.
+ */
+export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+  depth: 15,
+  cost: 1000,
+  nodes: 500_000,
+  aliases: 30,
+  directives: 50,
+  tokens: 5000,
+  documentLength: 100_000,
+  batchedOperations: 10,
+});
+
+export type LimitCode =
+  | 'DEPTH_LIMIT_EXCEEDED'
+  | 'COST_LIMIT_EXCEEDED'
+  | 'NODE_LIMIT_EXCEEDED'
+  | 'ALIAS_LIMIT_EXCEEDED'
+  | 'DIRECTIVE_LIMIT_EXCEEDED'
+  | 'TOKEN_LIMIT_EXCEEDED'
+  | 'DOCUMENT_TOO_LARGE'
+  | 'BATCH_LIMIT_EXCEEDED'
+  | 'SLICING_ARGUMENT_REQUIRED';
+
+function limitError(code: LimitCode, message: string, measured: number, limit: number): GraphQLError {
+  return new GraphQLError(message, { extensions: { code, measured, limit } });
+}
+
+function resolveLimits(limits: Partial<Limits> | undefined): Limits {
+  return { ...DEFAULT_LIMITS, ...limits };
+}
+
+/**
+ * Parses a document within the length and token limits. A document over the token limit is
+ * never turned into an AST; its tokens are counted by the lexer alone, to report how many.
+ * A syntax error comes back with the code GRAPHQL_PARSE_FAILED.
+ */
+export function parseWithLimits(source: string, limits?: Partial<Limits>): { document: DocumentNode } | { errors: GraphQLError[] } {
+  const { documentLength, tokens } = resolveLimits(limits);
+  if (documentLength !== false && source.length > documentLength) {
+    return {
+      errors: [
+        limitError(
+          'DOCUMENT_TOO_LARGE',
+          `The document is ${source.length} characters long; the limit is ${documentLength}.`,
+          source.length,
+          documentLength,
+        ),
+      ],
+    };
+  }
+  try {
+    return { document: parse(source, tokens === false ? {} : { maxTokens: tokens }) };
+  } catch (error) {
+    if (tokens !== false && error instanceof GraphQLError && error.message.includes('tokens. Parsing aborted.')) {
+      const counted = countTokens(source);
+      return {
+        errors: [limitError('TOKEN_LIMIT_EXCEEDED', `The document has ${counted} tokens; the limit is ${tokens}.`, counted, tokens)],
+      };
+    }
+    if (error instanceof GraphQLError) {
+      return {
+        errors: [
+          new GraphQLError(error.message, {
+            source: error.source,
+            positions: error.positions,
+            extensions: { ...error.extensions, code: 'GRAPHQL_PARSE_FAILED' },
+          }),
+        ],
+      };
+    }
+    throw error;
+  }
+}
+
+/** Tokens as the parser counts them, up to the first lexical error. */
+function countTokens(source: string): number {
+  const lexer = new Lexer(new Source(source));
+  let count = 0;
+  try {
+    while (lexer.advance().kind !== TokenKind.EOF) count++;
+  } catch {
+    // A lexical error past the limit: what was counted so far is already over it.
+  }
+  return count;
+}
+
+export interface CheckLimitsArgs extends AnalyzeArgs {
+  limits?: Partial<Limits>;
+}
+
+/**
+ * Analyzes the operation and checks every analysis limit; `errors` is empty when the request
+ * may run. A request error (no operation can be chosen) is returned as the only error.
+ */
+export function checkLimits(args: CheckLimitsArgs): { analysis: Analysis | null; errors: GraphQLError[] } {
+  const limits = resolveLimits(args.limits);
+  let analyzed;
+  try {
+    analyzed = analyzeOperation(args);
+  } catch (error) {
+    if (error instanceof GraphQLError) return { analysis: null, errors: [error] };
+    throw error;
+  }
+  const { analysis, slicingViolations } = analyzed;
+  const errors: GraphQLError[] = [];
+  if (limits.depth !== false && analysis.depth > limits.depth) {
+    errors.push(limitError('DEPTH_LIMIT_EXCEEDED', `Query depth ${analysis.depth} exceeds the limit of ${limits.depth}.`, analysis.depth, limits.depth));
+  }
+  if (limits.cost !== false && analysis.cost > limits.cost) {
+    errors.push(limitError('COST_LIMIT_EXCEEDED', `Query cost ${analysis.cost} exceeds the limit of ${limits.cost}.`, analysis.cost, limits.cost));
+  }
+  if (limits.nodes !== false && analysis.nodes > limits.nodes) {
+    errors.push(
+      limitError('NODE_LIMIT_EXCEEDED', `Query node count ${analysis.nodes} exceeds the limit of ${limits.nodes}.`, analysis.nodes, limits.nodes),
+    );
+  }
+  if (limits.aliases !== false && analysis.aliases > limits.aliases) {
+    errors.push(
+      limitError('ALIAS_LIMIT_EXCEEDED', `Query uses ${analysis.aliases} aliases; the limit is ${limits.aliases}.`, analysis.aliases, limits.aliases),
+    );
+  }
+  if (limits.directives !== false && analysis.directives > limits.directives) {
+    errors.push(
+      limitError(
+        'DIRECTIVE_LIMIT_EXCEEDED',
+        `Query uses ${analysis.directives} directives; the limit is ${limits.directives}.`,
+        analysis.directives,
+        limits.directives,
+      ),
+    );
+  }
+  for (const message of slicingViolations) {
+    errors.push(new GraphQLError(message, { extensions: { code: 'SLICING_ARGUMENT_REQUIRED' } }));
+  }
+  return { analysis, errors };
+}
+
+/** A batched request may hold at most `batchedOperations` operations. */
+export function checkBatchSize(operations: number, limits?: Partial<Limits>): GraphQLError | null {
+  const { batchedOperations } = resolveLimits(limits);
+  if (batchedOperations === false || operations <= batchedOperations) return null;
+  return limitError(
+    'BATCH_LIMIT_EXCEEDED',
+    `The request holds ${operations} operations; the limit is ${batchedOperations}.`,
+    operations,
+    batchedOperations,
+  );
+}
