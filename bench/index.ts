@@ -12,12 +12,18 @@
  *
  * The `n-plus-one` scenario (nPlusOne.ts) compares batching rather than raw execution: our
  * `execute` with `BatchLoader` against graphql-js with `dataloader`; it prints its own table.
+ *
+ * The `analysis` group (analysis.ts) times our `analyze` against graphql-depth-limit and
+ * graphql-query-complexity on documents of growing size, one table per family of documents.
+ * It reads BENCH_ANALYSIS_CELL_MS (timed milliseconds per contender per document, default 200)
+ * and BENCH_ANALYSIS_BUDGET_MS (longest projected call before a size is skipped, default 2000).
  */
 import './production-mode.ts';
 import { execute as graphqlJsExecute, getIntrospectionQuery, parse, validate } from 'graphql';
 import type { DocumentNode, ExecutionResult, GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { execute } from '../src/index.ts';
+import { runAnalysis } from './analysis.ts';
 import { measure } from './measure.ts';
 import type { Contender, Measurement, Operation } from './measure.ts';
 import { createBenchSchema, createDb } from './schema.ts';
@@ -29,6 +35,9 @@ import type { BenchContext } from './schema.ts';
  * src/batching/scheduler.ts), and that must not touch the other scenarios.
  */
 const N_PLUS_ONE = 'n-plus-one';
+
+/** Runs after the execution scenarios, before n-plus-one; it executes nothing. */
+const ANALYSIS = 'analysis';
 
 /** The timed part is cut into this many rounds; see `measure` for why. */
 const ROUNDS = 20;
@@ -177,7 +186,7 @@ function selectScenarios(all: Scenario[], names: string[]): Scenario[] {
     const scenario = all.find((candidate) => candidate.name === name);
     if (scenario === undefined) {
       throw new TypeError(
-        `Unknown scenario "${name}"; the scenarios are: ${[...all.map((s) => s.name), N_PLUS_ONE].join(', ')}.`,
+        `Unknown scenario "${name}"; the scenarios are: ${[...all.map((s) => s.name), ANALYSIS, N_PLUS_ONE].join(', ')}.`,
       );
     }
     return scenario;
@@ -194,7 +203,8 @@ async function main(): Promise<void> {
   const warmupMs = readMilliseconds('BENCH_WARMUP_MS', 1000);
   const names = process.argv.slice(2);
   const withNPlusOne = names.length === 0 || names.includes(N_PLUS_ONE);
-  const otherNames = names.filter((name) => name !== N_PLUS_ONE);
+  const withAnalysis = names.length === 0 || names.includes(ANALYSIS);
+  const otherNames = names.filter((name) => name !== N_PLUS_ONE && name !== ANALYSIS);
   const scenarios = names.length > 0 && otherNames.length === 0 ? [] : selectScenarios(createScenarios(), otherNames);
 
   const rows: string[] = [];
@@ -211,17 +221,26 @@ async function main(): Promise<void> {
     );
   }
 
-  let nPlusOneReport: string | null = null;
+  // The groups that print their own report, in the order they run.
+  const reports: string[] = [];
+  if (withAnalysis) {
+    const report = await runAnalysis({
+      name: ANALYSIS,
+      cellMs: readMilliseconds('BENCH_ANALYSIS_CELL_MS', 200),
+      budgetMs: readMilliseconds('BENCH_ANALYSIS_BUDGET_MS', 2000),
+    });
+    reports.push(report);
+  }
   if (withNPlusOne) {
     const { runNPlusOne } = await import('./nPlusOne.ts');
-    nPlusOneReport = await runNPlusOne({ name: N_PLUS_ONE, timeMs, warmupMs });
+    reports.push(await runNPlusOne({ name: N_PLUS_ONE, timeMs, warmupMs }));
   }
 
   if (rows.length > 0) printTable(rows, { timeMs, warmupMs });
-  if (nPlusOneReport !== null) {
-    if (rows.length > 0) console.log();
-    console.log(nPlusOneReport);
-  }
+  reports.forEach((report, index) => {
+    if (rows.length > 0 || index > 0) console.log();
+    console.log(report);
+  });
 }
 
 function printTable(rows: readonly string[], { timeMs, warmupMs }: { timeMs: number; warmupMs: number }): void {
