@@ -1,0 +1,268 @@
+/**
+ * The HTTP spec-tests' server and client.
+ *
+ * `startServer` runs `createServer` on 127.0.0.1 with an ephemeral port (never any other
+ * address) over a small schema built to be observed: its `Probe` records which resolvers ran,
+ * the context and signal each request got, and the error a resolver threw. `send` is a client
+ * on `node:http` (or `node:https`) with nothing implicit: no Accept or Content-Type unless given,
+ * a fresh connection per request, and a deadline, so that a test sees exactly what the server
+ * answered to exactly what was sent, and a hang fails instead of stalling the suite.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { GraphQLError } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
+import { createServer, makeSchema } from '../../src/index.ts';
+import type { GraphQLServer, ServerOptions } from '../../src/index.ts';
+
+const TYPE_DEFS = /* GraphQL */ `
+  type Query {
+    hello(name: String): String!
+    "A chain of nodes as deep as the query asks: for depth limits."
+    node: Node
+    "At most three nodes, however many are asked for: so the actual cost can be less than the requested one."
+    items(count: Int!): [Node!]! @listSize(slicingArguments: ["count"])
+    "Resolves after ms milliseconds, or rejects as soon as the request's signal is aborted."
+    wait(ms: Int!): String
+    "Throws an Error a client must never see in production."
+    fail: String
+    "Throws a GraphQLError with a code of its own."
+    forbidden: String
+    "The method of the request the context was made for."
+    requestMethod: String
+    "The user the context factory (if any) read from the request."
+    viewer: String
+  }
+
+  type Node {
+    id: ID!
+    child: Node
+  }
+
+  type Mutation {
+    increment: Int!
+  }
+`;
+
+/** What the test schema's resolvers saw; one per server. */
+export class Probe {
+  /** Field coordinates of every resolver call, in order. */
+  readonly calls: string[] = [];
+  /** The error `Query.fail` threw, the last time it ran. */
+  thrown: Error | null = null;
+  /** The signal of every `Query.wait` call. */
+  readonly waitSignals: AbortSignal[] = [];
+  #waitListeners: Array<(signal: AbortSignal) => void> = [];
+  #counter = 0;
+
+  /** Resolves with the signal of the next `Query.wait` call, once that resolver has started. */
+  nextWait(): Promise<AbortSignal> {
+    return new Promise((resolve) => this.#waitListeners.push(resolve));
+  }
+
+  /** Called by `Query.wait`. */
+  waitStarted(signal: AbortSignal): void {
+    this.waitSignals.push(signal);
+    const listeners = this.#waitListeners;
+    this.#waitListeners = [];
+    for (const listener of listeners) listener(signal);
+  }
+
+  /** Called by `Mutation.increment`. */
+  increment(): number {
+    this.#counter += 1;
+    return this.#counter;
+  }
+}
+
+/** The context the test schema's resolvers read: the default one, or a factory's that extends it. */
+export interface TestContext {
+  request?: IncomingMessage;
+  signal?: AbortSignal;
+  user?: string;
+}
+
+/** The small schema every HTTP test runs against, reporting to `probe`. */
+export function testSchema(probe: Probe): GraphQLSchema {
+  return makeSchema({
+    typeDefs: TYPE_DEFS,
+    resolvers: {
+      Query: {
+        hello: (_parent: unknown, { name }: { name?: string | null }) => {
+          probe.calls.push('Query.hello');
+          return `Hello, ${name ?? 'world'}!`;
+        },
+        node: () => {
+          probe.calls.push('Query.node');
+          return { id: '1' };
+        },
+        items: (_parent: unknown, { count }: { count: number }) => {
+          probe.calls.push('Query.items');
+          return Array.from({ length: Math.min(count, 3) }, (_, index) => ({ id: String(index + 1) }));
+        },
+        wait: (_parent: unknown, { ms }: { ms: number }, context: TestContext) => {
+          probe.calls.push('Query.wait');
+          const signal = context.signal;
+          if (signal === undefined) throw new Error('Query.wait needs context.signal.');
+          probe.waitStarted(signal);
+          return new Promise<string>((resolve, reject) => {
+            const timer = setTimeout(() => resolve(`waited ${ms} ms`), ms);
+            signal.addEventListener(
+              'abort',
+              () => {
+                clearTimeout(timer);
+                reject(signal.reason);
+              },
+              { once: true },
+            );
+          });
+        },
+        fail: () => {
+          probe.calls.push('Query.fail');
+          probe.thrown = new Error('db password leaked');
+          throw probe.thrown;
+        },
+        forbidden: () => {
+          probe.calls.push('Query.forbidden');
+          throw new GraphQLError('You may not read this field.', { extensions: { code: 'FORBIDDEN' } });
+        },
+        requestMethod: (_parent: unknown, _args: unknown, context: TestContext) => context.request?.method ?? null,
+        viewer: (_parent: unknown, _args: unknown, context: TestContext) => context.user ?? null,
+      },
+      Node: {
+        child: (node: { id: string }) => {
+          probe.calls.push('Node.child');
+          return { id: `${node.id}.1` };
+        },
+      },
+      Mutation: {
+        increment: () => {
+          probe.calls.push('Mutation.increment');
+          return probe.increment();
+        },
+      },
+    },
+  });
+}
+
+export interface StartedServer {
+  /** The endpoint, `http://127.0.0.1:<port>/graphql` (https for a TLS server). */
+  url: string;
+  /** `http://127.0.0.1:<port>`, to build other paths. */
+  origin: string;
+  port: number;
+  server: GraphQLServer;
+  probe: Probe;
+  /** Stops the server at once, dropping open connections; safe to call after `shutdown()`. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `createServer` on 127.0.0.1, port 0, over the test schema (unless `options.schema`
+ * is given). `options` are passed on as they are.
+ */
+export async function startServer(options: Partial<ServerOptions> = {}): Promise<StartedServer> {
+  const probe = new Probe();
+  const server = createServer({ schema: testSchema(probe), ...options });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const origin = `${options.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`;
+  return {
+    url: `${origin}${options.path ?? '/graphql'}`,
+    origin,
+    port,
+    server,
+    probe,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (!server.listening) {
+          server.closeAllConnections();
+          resolve();
+          return;
+        }
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export interface SendOptions {
+  method?: string;
+  headers?: Record<string, string | number>;
+  body?: string | Buffer;
+  /** The request fails if no complete response arrived by then. Default 5000 ms. */
+  timeoutMs?: number;
+  /** For https: options of the TLS connection (ca, minVersion, maxVersion, ...). */
+  tls?: https.RequestOptions;
+}
+
+export interface SentResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The body, decoded as UTF-8. */
+  text: string;
+  /** The TLS version of the connection, for https. */
+  protocol: string | null;
+}
+
+/** One request on a fresh connection; resolves with the whole response. */
+export function send(url: string, options: SendOptions = {}): Promise<SentResponse> {
+  const target = new URL(url);
+  const transport = target.protocol === 'https:' ? https : http;
+  const timeoutMs = options.timeoutMs ?? 5000;
+  return new Promise((resolve, reject) => {
+    const request = transport.request(target, {
+      method: options.method ?? 'GET',
+      headers: options.headers ?? {},
+      agent: false,
+      ...options.tls,
+    });
+    const deadline = setTimeout(() => {
+      request.destroy(new Error(`No complete response to ${options.method ?? 'GET'} ${url} within ${timeoutMs} ms.`));
+    }, timeoutMs);
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      const socket = response.socket as TLSSocket;
+      const protocol = typeof socket.getProtocol === 'function' ? socket.getProtocol() : null;
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', (error) => {
+        clearTimeout(deadline);
+        reject(error);
+      });
+      response.on('end', () => {
+        clearTimeout(deadline);
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8'), protocol });
+      });
+    });
+    request.on('error', (error) => {
+      clearTimeout(deadline);
+      reject(error);
+    });
+    // A server may answer (413, 415) and close before it has read the whole body; the response
+    // is what the test wants, so a write that fails after it must not fail the request.
+    request.end(options.body);
+  });
+}
+
+/** POSTs a JSON body with `Content-Type: application/json` and the given Accept (none if null). */
+export function postJson(url: string, body: unknown, accept: string | null = 'application/json', headers: Record<string, string> = {}): Promise<SentResponse> {
+  return send(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(accept === null ? {} : { accept }), ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+/** The body as JSON. */
+export function json(response: SentResponse): unknown {
+  return JSON.parse(response.text) as unknown;
+}
