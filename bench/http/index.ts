@@ -1,0 +1,373 @@
+/**
+ * `npm run bench:http [-- scenario...]`: requests per second over real HTTP, for our server
+ * against a bare `node:http` ceiling and against fastify + mercurius (with graphql-jit).
+ *
+ * Each server runs in its own child process (servers/*.ts) and is driven by autocannon from
+ * this one. For each scenario the runner starts our server first and keeps the exact bytes
+ * and headers it answers; the ceiling then serves those bytes, so it does everything our server
+ * does at the HTTP level and nothing else. Before anything is timed, every server must return
+ * the `data` graphql-js computes for the scenario, with no errors, on two requests in a row
+ * (the first may fill a cache or trigger a compilation; the second takes the path the timed
+ * requests take). Then each server gets a warm-up run and a timed run, one server at a time.
+ *
+ * The report is a Markdown table of requests per second, p99 latency and ratios against the
+ * ceiling and mercurius measured in the same run, then the CPU each side used. There is only
+ * so much a machine can tell about itself: when the load generator uses a whole core, the
+ * fastest servers are measured against autocannon's limit rather than their own, and the
+ * report says so. Nothing is asserted about speed.
+ *
+ * Environment: BENCH_HTTP_SECONDS (timed seconds per server per scenario, default 10),
+ * BENCH_HTTP_WARMUP_SECONDS (untimed seconds first, default 2), BENCH_HTTP_CPU_PROF (a
+ * directory: run every server under `--cpu-prof` and write `<server>-<scenario>.cpuprofile`
+ * there).
+ */
+import '../production-mode.ts';
+import autocannon from 'autocannon';
+import { execute, parse } from 'graphql';
+import type { ExecutionResult } from 'graphql';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { createBenchSchema, createDb } from '../schema.ts';
+import { GRAPHQL_PATH, SCENARIOS } from './scenarios.ts';
+import type { HttpScenario } from './scenarios.ts';
+import type { CannedResponse } from './servers/ceiling.ts';
+
+const CONNECTIONS = 32;
+
+/**
+ * The headers of every request, verification and load alike: a JSON body, and the Accept that
+ * the GraphQL-over-HTTP specification asks clients to send.
+ */
+const REQUEST_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/graphql-response+json, application/json;q=0.9',
+};
+
+const SERVERS = ['ceiling', 'ours', 'mercurius'] as const;
+type ServerName = (typeof SERVERS)[number];
+
+/** The bars the HTTP server issue sets. They are reported against the run, never asserted. */
+const BARS = [
+  { scenario: 'hello', against: 'ceiling', atLeast: 0.9 },
+  { scenario: 'nested-lists', against: 'mercurius', atLeast: 1.5 },
+] as const;
+
+/** Above this share of a core, the load generator is likely the bottleneck, not the server. */
+const SATURATED_CPU = 0.9;
+
+const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+
+/** Headers that belong to one connection or one moment rather than to the response. */
+const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length']);
+
+interface RunningServer {
+  name: ServerName;
+  url: string;
+  /** CPU microseconds (user + system) the server process has used so far. */
+  cpuMicros(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+interface Response {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+interface Row {
+  scenario: string;
+  server: ServerName;
+  requestsPerSecond: number;
+  p99Ms: number;
+  /** Shares of one core, over the timed run. */
+  serverCpu: number;
+  loadGeneratorCpu: number;
+}
+
+/**
+ * Starts `servers/<name>.ts` in a child process and resolves once it has printed its port.
+ * The child answers a `cpu` line on stdin with its `process.cpuUsage()` and exits when stdin
+ * closes (see servers/serve.ts).
+ */
+function startServer(name: ServerName, scenario: string, args: string[] = []): Promise<RunningServer> {
+  const profileDir = process.env.BENCH_HTTP_CPU_PROF;
+  const profileFlags =
+    profileDir === undefined || profileDir === ''
+      ? []
+      : ['--cpu-prof', `--cpu-prof-dir=${resolve(profileDir)}`, `--cpu-prof-name=${name}-${scenario}.cpuprofile`];
+  const script = join(REPO_ROOT, 'bench', 'http', 'servers', `${name}.ts`);
+  const child = spawn(process.execPath, [...profileFlags, '--import', 'tsx', script, ...args], {
+    cwd: REPO_ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+  const lines = createInterface({ input: child.stdout });
+  // After the port, every line the child prints answers one `cpu` request, in order.
+  const waitingForCpu: Array<(line: string) => void> = [];
+
+  return new Promise((resolveStart, rejectStart) => {
+    child.once('exit', (code, signal) => {
+      rejectStart(new Error(`The ${name} server exited (${signal ?? `code ${code}`}) before it printed its port.`));
+    });
+    lines.once('line', (portLine) => {
+      const port = Number(portLine);
+      if (!Number.isInteger(port) || port <= 0) {
+        child.kill();
+        rejectStart(new Error(`The ${name} server printed "${portLine}" where its port was expected.`));
+        return;
+      }
+      lines.on('line', (line) => waitingForCpu.shift()?.(line));
+      resolveStart({
+        name,
+        url: `http://127.0.0.1:${port}${GRAPHQL_PATH}`,
+        cpuMicros: () =>
+          new Promise((resolveCpu) => {
+            waitingForCpu.push((line) => {
+              const { user, system } = JSON.parse(line) as NodeJS.CpuUsage;
+              resolveCpu(user + system);
+            });
+            child.stdin.write('cpu\n');
+          }),
+        stop: async () => {
+          child.stdin.end();
+          // Writing a CPU profile can take a moment; a server that hangs is killed.
+          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          await exited;
+          clearTimeout(timer);
+        },
+      });
+    });
+  });
+}
+
+function requestBody(scenario: HttpScenario): string {
+  return JSON.stringify({ query: scenario.query });
+}
+
+async function post(url: string, body: string): Promise<Response> {
+  const response = await fetch(url, { method: 'POST', headers: REQUEST_HEADERS, body });
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    body: Buffer.from(await response.arrayBuffer()),
+  };
+}
+
+/** The `data` graphql-js computes for the scenario, as JSON: what every server must answer. */
+function expectedData(scenario: HttpScenario): string {
+  const result = execute({
+    schema: createBenchSchema('sync'),
+    document: parse(scenario.query),
+    contextValue: { db: createDb() },
+  }) as ExecutionResult;
+  if (result.errors !== undefined) {
+    throw new Error(`${scenario.name}: graphql-js returned errors, so the scenario itself is broken: ${JSON.stringify(result.errors)}`);
+  }
+  return JSON.stringify(result.data);
+}
+
+/**
+ * Throws unless the server answers 200 with exactly the expected `data` and no errors, on two
+ * requests in a row. Answers the second response.
+ */
+async function assertServerAnswers(server: RunningServer, scenario: HttpScenario, expected: string): Promise<Response> {
+  let response: Response | undefined;
+  for (const call of ['first', 'second']) {
+    response = await post(server.url, requestBody(scenario));
+    const text = response.body.toString('utf8');
+    const where = `${scenario.name}: the ${server.name} server's ${call} response`;
+    if (response.status !== 200) throw new Error(`${where} has status ${response.status}: ${text.slice(0, 500)}`);
+    let parsed: ExecutionResult;
+    try {
+      parsed = JSON.parse(text) as ExecutionResult;
+    } catch (error) {
+      throw new Error(`${where} is not JSON: ${text.slice(0, 500)}`, { cause: error });
+    }
+    if (parsed.errors !== undefined) throw new Error(`${where} has errors: ${JSON.stringify(parsed.errors)}`);
+    const actual = JSON.stringify(parsed.data);
+    if (actual !== expected) throw new Error(`${where} has different data from graphql-js.\n${describeDifference(expected, actual)}`);
+  }
+  return response as Response;
+}
+
+/** Shows both JSON texts around their first differing character, so a mismatch can be read. */
+function describeDifference(expected: string, actual: string): string {
+  let at = 0;
+  while (at < expected.length && expected[at] === actual[at]) at++;
+  const excerpt = (text: string) => text.slice(Math.max(0, at - 60), at + 60);
+  return `First difference at character ${at}:\n  expected …${excerpt(expected)}…\n  actual   …${excerpt(actual)}…`;
+}
+
+/** Our server's answer, for the ceiling to repeat: the same body and the same headers. */
+function cannedFrom(response: Response): CannedResponse {
+  const headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !HOP_HEADERS.has(name)));
+  return { headers, body: response.body.toString('base64') };
+}
+
+function load(server: RunningServer, scenario: HttpScenario, seconds: number) {
+  return autocannon({
+    url: server.url,
+    method: 'POST',
+    headers: REQUEST_HEADERS,
+    body: requestBody(scenario),
+    connections: CONNECTIONS,
+    pipelining: 1,
+    duration: seconds,
+  });
+}
+
+async function measureServer(server: RunningServer, scenario: HttpScenario, seconds: number, warmupSeconds: number): Promise<Row> {
+  await load(server, scenario, warmupSeconds);
+  const serverBefore = await server.cpuMicros();
+  const ownBefore = process.cpuUsage();
+  const startedAt = performance.now();
+  const result = await load(server, scenario, seconds);
+  const wallMicros = (performance.now() - startedAt) * 1000;
+  const own = process.cpuUsage(ownBefore);
+  const serverMicros = (await server.cpuMicros()) - serverBefore;
+  const failures = result.errors + result.timeouts + result.non2xx;
+  if (failures > 0) {
+    throw new Error(
+      `${scenario.name}: the ${server.name} server failed under load (${result.errors} errors, ` +
+        `${result.timeouts} timeouts, ${result.non2xx} non-2xx responses), so its rate means nothing.`,
+    );
+  }
+  return {
+    scenario: scenario.name,
+    server: server.name,
+    requestsPerSecond: result.requests.total / result.duration,
+    p99Ms: result.latency.p99,
+    serverCpu: serverMicros / wallMicros,
+    loadGeneratorCpu: (own.user + own.system) / wallMicros,
+  };
+}
+
+async function runScenario(scenario: HttpScenario, seconds: number, warmupSeconds: number, scratch: string): Promise<Row[]> {
+  const expected = expectedData(scenario);
+  const started: RunningServer[] = [];
+  try {
+    const ours = await startServer('ours', scenario.name);
+    started.push(ours);
+    const oursResponse = await assertServerAnswers(ours, scenario, expected);
+    const cannedPath = join(scratch, `${scenario.name}.json`);
+    writeFileSync(cannedPath, JSON.stringify(cannedFrom(oursResponse)));
+    started.push(await startServer('ceiling', scenario.name, [cannedPath]));
+    started.push(await startServer('mercurius', scenario.name));
+    for (const server of started) {
+      if (server !== ours) await assertServerAnswers(server, scenario, expected);
+    }
+    console.error(`${scenario.name}: every server answers the expected ${oursResponse.body.length} bytes of JSON; measuring…`);
+
+    const rows: Row[] = [];
+    for (const name of SERVERS) {
+      const server = started.find((candidate) => candidate.name === name) as RunningServer;
+      console.error(`${scenario.name}: ${name}…`);
+      rows.push(await measureServer(server, scenario, seconds, warmupSeconds));
+    }
+    return rows;
+  } finally {
+    await Promise.all(started.map((server) => server.stop()));
+  }
+}
+
+function readSeconds(name: string, defaultValue: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return defaultValue;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new TypeError(`${name} must be a positive whole number of seconds, but got "${raw}".`);
+  }
+  return value;
+}
+
+function selectScenarios(names: string[]): HttpScenario[] {
+  if (names.length === 0) return [...SCENARIOS];
+  return names.map((name) => {
+    const scenario = SCENARIOS.find((candidate) => candidate.name === name);
+    if (scenario === undefined) {
+      throw new TypeError(`Unknown scenario "${name}"; the scenarios are: ${SCENARIOS.map((s) => s.name).join(', ')}.`);
+    }
+    return scenario;
+  });
+}
+
+const formatRate = (rate: number) => rate.toLocaleString('en-US', { maximumFractionDigits: 0 });
+const formatShare = (share: number) => `${Math.round(share * 100)}%`;
+
+function rowOf(rows: readonly Row[], scenario: string, server: ServerName): Row {
+  const row = rows.find((candidate) => candidate.scenario === scenario && candidate.server === server);
+  if (row === undefined) throw new Error(`No measurement of ${server} on ${scenario}.`);
+  return row;
+}
+
+function ratio(rows: readonly Row[], row: Row, against: ServerName): number {
+  return row.requestsPerSecond / rowOf(rows, row.scenario, against).requestsPerSecond;
+}
+
+function printReport(rows: readonly Row[], { seconds, warmupSeconds }: { seconds: number; warmupSeconds: number }): void {
+  const cpus = os.cpus();
+  console.log(
+    `Node ${process.version} (${process.platform} ${process.arch}, ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}), ` +
+      `NODE_ENV=${process.env.NODE_ENV}; autocannon, ${CONNECTIONS} connections, no pipelining; ` +
+      `${seconds} s timed per server per scenario after ${warmupSeconds} s of warm-up, one server at a time.`,
+  );
+  console.log();
+  console.log('| scenario | server | req/s | p99 latency (ms) | ÷ ceiling | ÷ mercurius |');
+  console.log('|---|---|--:|--:|--:|--:|');
+  for (const row of rows) {
+    console.log(
+      `| ${row.scenario} | ${row.server} | ${formatRate(row.requestsPerSecond)} | ${row.p99Ms} ` +
+        `| ${ratio(rows, row, 'ceiling').toFixed(2)} | ${ratio(rows, row, 'mercurius').toFixed(2)} |`,
+    );
+  }
+
+  console.log();
+  console.log('CPU used during the timed runs, as a share of one core:');
+  console.log();
+  console.log('| scenario | server | server CPU | load generator CPU |');
+  console.log('|---|---|--:|--:|');
+  for (const row of rows) {
+    console.log(`| ${row.scenario} | ${row.server} | ${formatShare(row.serverCpu)} | ${formatShare(row.loadGeneratorCpu)} |`);
+  }
+  const saturated = rows.filter((row) => row.loadGeneratorCpu >= SATURATED_CPU);
+  if (saturated.length > 0) {
+    console.log();
+    console.log(
+      `The load generator used ${formatShare(SATURATED_CPU)} of a core or more while measuring ` +
+        `${saturated.map((row) => `${row.server} on ${row.scenario}`).join(', ')}: those rates may be autocannon's ` +
+        'limit on this machine rather than the server\'s, and ratios between them understate the differences.',
+    );
+  }
+
+  const bars = BARS.filter((bar) => rows.some((row) => row.scenario === bar.scenario));
+  if (bars.length > 0) {
+    console.log();
+    console.log("The issue's bars (reported, not asserted):");
+    console.log();
+    for (const bar of bars) {
+      const measured = ratio(rows, rowOf(rows, bar.scenario, 'ours'), bar.against);
+      const verdict = measured >= bar.atLeast ? 'met' : 'not met';
+      console.log(`- ${bar.scenario}: ours ÷ ${bar.against} = ${measured.toFixed(2)}, bar ≥ ${bar.atLeast.toFixed(2)}: ${verdict}`);
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const seconds = readSeconds('BENCH_HTTP_SECONDS', 10);
+  const warmupSeconds = readSeconds('BENCH_HTTP_WARMUP_SECONDS', 2);
+  const scenarios = selectScenarios(process.argv.slice(2));
+  const scratch = mkdtempSync(join(os.tmpdir(), 'bench-http-'));
+  try {
+    const rows: Row[] = [];
+    for (const scenario of scenarios) rows.push(...(await runScenario(scenario, seconds, warmupSeconds, scratch)));
+    printReport(rows, { seconds, warmupSeconds });
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,36 @@
+/**
+ * The ceiling: a bare `node:http` server that reads each request to its end and answers with
+ * the same precomputed bytes and headers every time. No GraphQL server can be faster on this
+ * machine with this HTTP stack, so it bounds what the others can reach.
+ *
+ * Usage: `node --import tsx bench/http/servers/ceiling.ts <response.json>`, where the file holds
+ * `{ headers, body }` with the body in base64: the exact bytes our server answered.
+ */
+import '../../production-mode.ts';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { announce, listen } from './serve.ts';
+
+export interface CannedResponse {
+  headers: Record<string, string>;
+  /** Base64, so that the bytes survive the trip through JSON exactly. */
+  body: string;
+}
+
+const path = process.argv[2];
+if (path === undefined) throw new TypeError('ceiling.ts needs the path of a canned response file as its argument.');
+const canned = JSON.parse(readFileSync(path, 'utf8')) as CannedResponse;
+const body = Buffer.from(canned.body, 'base64');
+const headers = { ...canned.headers, 'content-length': String(body.length) };
+
+// A GraphQL server must read the whole request before it can answer, so the ceiling does too.
+const server = createServer((request, response) => {
+  request.resume();
+  request.on('end', () => {
+    response.writeHead(200, headers);
+    response.end(body);
+  });
+});
+
+await listen(server);
+announce(server);

@@ -1,0 +1,32 @@
+/**
+ * What every benchmark server does once it is listening, so that the runner can drive them all
+ * alike: print the port on stdout, answer `cpu` lines on stdin with the CPU time this process
+ * has used, and exit as soon as stdin closes. The runner closes stdin to stop a server; a
+ * server whose runner died also sees stdin close, so none is left behind. Exiting through
+ * `process.exit` (rather than dying of a signal) lets `--cpu-prof` write its profile.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createInterface } from 'node:readline';
+
+/** Binds to loopback on a port the OS picks; the runner learns it from `announce`. */
+export function listen(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+}
+
+export function announce(server: Server): void {
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(`${port}\n`);
+  const lines = createInterface({ input: process.stdin });
+  lines.on('line', (line) => {
+    if (line === 'cpu') process.stdout.write(`${JSON.stringify(process.cpuUsage())}\n`);
+  });
+  lines.on('close', () => {
+    server.closeAllConnections();
+    server.close();
+    process.exit(0);
+  });
+}
