@@ -8,7 +8,7 @@
  *
  * Both peers walk the document as if every fragment spread were replaced by the fragment's
  * text, so their time follows the size of that inlined document. Our analyzer measures each
- * fragment once per type condition and reuses the result, so its time should follow the size
+ * fragment once per runtime type and reuses the result, so its time should follow the size
  * of the document as written. The four families of documents below pull those two sizes
  * apart by different amounts: not at all (wide, deep), quadratically (one fragment spread many
  * times), exponentially (fragments that spread the previous fragment twice).
@@ -247,7 +247,10 @@ const ROUNDS = 10;
  * is timed alone, call after call until the time box is spent, and at least once, which on a
  * document that takes a second is already a long measurement.
  */
-async function timeContenders(runs: ReadonlyArray<{ run: () => unknown; firstMs: number }>, cellMs: number): Promise<number[]> {
+async function timeContenders(
+  runs: ReadonlyArray<{ name: string; run: () => unknown; firstMs: number }>,
+  cellMs: number,
+): Promise<number[]> {
   const microseconds: number[] = [];
   const fast: number[] = [];
   runs.forEach(({ run, firstMs }, index) => {
@@ -255,7 +258,7 @@ async function timeContenders(runs: ReadonlyArray<{ run: () => unknown; firstMs:
     else microseconds[index] = timeAlone(run, cellMs);
   });
   const measurements = await measure(
-    fast.map((index) => ({ name: String(index), run: runs[index].run })),
+    fast.map((index) => runs[index]),
     { warmupMs: cellMs / 4, timeMs: cellMs, rounds: ROUNDS },
   );
   measurements.forEach((measurement, position) => {
@@ -301,7 +304,7 @@ async function measureFamily(schema: GraphQLSchema, family: Family, options: Ana
     if (errors.length > 0) throw new Error(`${where}: the document is not valid: ${errors.join('; ')}`);
 
     const cells: Cell[] = [];
-    const timed: { index: number; run: () => unknown; firstMs: number }[] = [];
+    const timed: { index: number; name: string; run: () => unknown; firstMs: number }[] = [];
     let ours: string | null = null;
     CONTENDERS.forEach((contender, index) => {
       const last = previous[index];
@@ -318,7 +321,7 @@ async function measureFamily(schema: GraphQLSchema, family: Family, options: Ana
       } catch (error) {
         throw new Error(`${where}: ${contender.name} answered wrongly.`, { cause: error });
       }
-      timed.push({ index, run: prepared.run, firstMs: performance.now() - start });
+      timed.push({ index, name: contender.name, run: prepared.run, firstMs: performance.now() - start });
       if (prepared.answer !== undefined) ours = prepared.answer;
     });
 
@@ -387,8 +390,9 @@ export async function runAnalysis(options: AnalysisOptions): Promise<string> {
       `larger one, when its time on the last size it ran, scaled by the growth in inlined fields, exceeds ` +
       `${options.budgetMs} ms. Peers: graphql-depth-limit as the only rule of \`validate\`, and ` +
       '`getComplexity` of graphql-query-complexity with `simpleEstimator({ defaultComplexity: 1 })` and no ' +
-      'node limit. Every answer was checked first: the depth-limit depth and the complexity (one per inlined ' +
-      'field) and ours (depth and inlined fields, in the last column) match the document.',
+      'node limit. Every answer was checked before it was timed: the depth graphql-depth-limit reports, the ' +
+      'complexity getComplexity reports (one per inlined field), and our depth and fields (last column) all ' +
+      'match the document.',
   ];
   for (const family of families) {
     lines.push('', ...formatFamily(family, await measureFamily(schema, family, options)));
