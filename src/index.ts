@@ -19,3 +19,7 @@ export type { Analysis, AnalyzeArgs } from './analysis/analyze.ts';
 export { checkLimits, checkBatchSize, parseWithLimits, DEFAULT_LIMITS } from './analysis/limits.ts';
 export type { Limits, LimitCode, CheckLimitsArgs } from './analysis/limits.ts';
 export { COST_DIRECTIVES_SDL } from './analysis/costDirectives.ts';
+export { createServer } from './http/server.ts';
+export type { ServerOptions, GraphQLServer } from './http/server.ts';
+export { createHandler } from './http/handler.ts';
+export type { HandlerOptions, PlainRequest, HandlerResponse, LogEntry } from './http/handler.ts';

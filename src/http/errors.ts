@@ -1,0 +1,66 @@
+/**
+ * The error codes a client of the HTTP endpoint can meet, in one place.
+ *
+ * Two shapes, as the service specification sets them:
+ *  - a GraphQL result `{ errors: [{ message, extensions: { code } }] }` for everything about a
+ *    GraphQL request (its JSON, its document, its variables, its limits, its execution);
+ *  - `{ error: { code, message } }` for HTTP failures that are not GraphQL results at all (wrong
+ *    path, method, media type, size, encoding, or a server fault outside execution).
+ */
+import { GraphQLError } from 'graphql';
+
+/** Codes carried by GraphQL errors, in `errors[].extensions.code`. */
+export const GraphQLErrorCode = {
+  /** The body or URL parameters are not a well-formed GraphQL request. */
+  BadRequest: 'BAD_REQUEST',
+  /** The document does not parse. */
+  ParseFailed: 'GRAPHQL_PARSE_FAILED',
+  /** The document does not validate against the schema. */
+  ValidationFailed: 'GRAPHQL_VALIDATION_FAILED',
+  /** The operation name matches no operation, or is needed and missing. */
+  OperationResolutionFailure: 'OPERATION_RESOLUTION_FAILURE',
+  /** A variable's value does not coerce to its type. */
+  BadUserInput: 'BAD_USER_INPUT',
+  /** A resolver failed without saying why in a code of its own. */
+  InternalServerError: 'INTERNAL_SERVER_ERROR',
+  /** Execution took longer than the server allows. */
+  Timeout: 'TIMEOUT',
+  /** Subscriptions are served over WebSocket, not over a plain HTTP request. */
+  SubscriptionOverHttp: 'SUBSCRIPTION_NOT_SUPPORTED',
+} as const;
+
+/** Codes of HTTP-level failures, in `error.code`, with their status. */
+export const HttpErrorCode = {
+  NotFound: ['NOT_FOUND', 404],
+  MethodNotAllowed: ['METHOD_NOT_ALLOWED', 405],
+  NotAcceptable: ['NOT_ACCEPTABLE', 406],
+  PayloadTooLarge: ['PAYLOAD_TOO_LARGE', 413],
+  UnsupportedMediaType: ['UNSUPPORTED_MEDIA_TYPE', 415],
+  InvalidUtf8: ['INVALID_UTF8', 400],
+  InternalServerError: ['INTERNAL_SERVER_ERROR', 500],
+} as const;
+
+export type HttpError = (typeof HttpErrorCode)[keyof typeof HttpErrorCode];
+
+/** The body of an HTTP-level failure. */
+export function httpErrorBody([code]: HttpError, message: string): string {
+  return JSON.stringify({ error: { code, message } });
+}
+
+/** A GraphQL error with a code (and whatever else belongs in its extensions). */
+export function codedError(message: string, code: string, extensions: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, { extensions: { ...extensions, code } });
+}
+
+/** The same error, with a code added unless it already has one. */
+export function withCode(error: GraphQLError, code: string): GraphQLError {
+  if (error.extensions['code'] !== undefined) return error;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: { ...error.extensions, code },
+  });
+}

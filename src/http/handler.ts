@@ -1,0 +1,417 @@
+/**
+ * GraphQL over HTTP, without the HTTP: a plain request in, `[body, init]` out.
+ *
+ * The protocol logic knows nothing of `node:http` (server.ts only converts), so it can be read,
+ * tested and reused on its own. One request goes through these phases; each can end it:
+ *
+ *   path ─ 404        method ─ 405         Accept ─ 406          Content-Type ─ 415
+ *   JSON body and members ─ 400 BAD_REQUEST      batch size ─ 400 BATCH_LIMIT_EXCEEDED
+ *   for each operation:
+ *     parse (length, tokens) ─ GRAPHQL_PARSE_FAILED / TOKEN_LIMIT_EXCEEDED      ┐ cached by
+ *     validate ─ GRAPHQL_VALIDATION_FAILED                                       ┘ query text
+ *     mutation over GET ─ 405          limits (depth, cost, ...) ─ *_LIMIT_EXCEEDED
+ *     execute, within the timeout ─ TIMEOUT; resolver errors ─ INTERNAL_SERVER_ERROR
+ *   respond: application/graphql-response+json (400 when there is no data) or
+ *            application/json (200), ETag and 304 for GET
+ *
+ * Media types and status codes follow the GraphQL-over-HTTP specification.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, specifiedRules, validate } from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLSchema, OperationDefinitionNode, ValidationRule } from 'graphql';
+import { checkBatchSize, checkLimits, DEFAULT_LIMITS, parseWithLimits } from '../analysis/limits.ts';
+import type { Limits } from '../analysis/limits.ts';
+import type { Analysis } from '../analysis/analyze.ts';
+import { execute } from '../execution/execute.ts';
+import { selectOperation } from '../language/selectOperation.ts';
+import { GraphQLErrorCode, HttpErrorCode, codedError, httpErrorBody, withCode } from './errors.ts';
+import type { HttpError } from './errors.ts';
+import { LruCache } from './lruCache.ts';
+
+/** A request as any transport can describe it. */
+export interface PlainRequest<Raw = unknown> {
+  readonly method: string;
+  /** Path and query string, as on the request line: `/graphql?query=...`. */
+  readonly url: string;
+  /** Header values by lower-case name. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The body as UTF-8 text, or null when there is none. */
+  readonly body: string | null;
+  /** The transport's own request object, handed to the context factory. */
+  readonly raw: Raw;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+}
+
+export interface ResponseInit {
+  status: number;
+  headers: Record<string, string>;
+}
+
+export type HandlerResponse = [body: string | null, init: ResponseInit];
+
+export interface LogEntry {
+  level: 'error' | 'info';
+  message: string;
+  requestId?: string;
+  error?: unknown;
+}
+
+export interface HandlerOptions<Raw = unknown> {
+  schema: GraphQLSchema;
+  /** The per-request context: where loaders and the caller's identity come from. */
+  context?: (request: Raw, signal: AbortSignal) => unknown;
+  /** Where the endpoint is (default `/graphql`). */
+  path?: string;
+  limits?: Partial<Limits>;
+  /** Parsed and validated documents kept, by query text (default 1000). */
+  documentCacheSize?: number;
+  /** Execution time allowed (default 10 s); past it the client gets TIMEOUT and the signal aborts. */
+  executionTimeoutMs?: number;
+  /** Mask unexpected errors, refuse introspection, no suggestions (default: NODE_ENV is production). */
+  production?: boolean;
+  /** Allow introspection (default: not in production). */
+  introspection?: boolean;
+  /** Add `extensions.cost = { requested, actual, limit }` to results (default true). */
+  reportCost?: boolean;
+  log?: (entry: LogEntry) => void;
+}
+
+const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
+const JSON_RESPONSE = 'application/json; charset=utf-8';
+
+/** What a query text becomes once: its document and validation errors, or its parse errors. */
+interface PreparedDocument {
+  readonly document: DocumentNode | null;
+  readonly errors: ReadonlyArray<GraphQLError>;
+  /** Limit checks of operations without variables, whose outcome cannot change (by operation name). */
+  readonly checked: Map<string | null, { analysis: Analysis | null; errors: GraphQLError[] }>;
+}
+
+/** The members of one GraphQL request, as received. */
+interface RequestParams {
+  query: string;
+  operationName: string | null;
+  variables: Record<string, unknown> | null;
+}
+
+interface OperationOutcome {
+  result: ExecutionResult;
+  /** Whether the result is a request error (no `data`): 400 under application/graphql-response+json. */
+  requestError: boolean;
+}
+
+/** Builds the handler: a function from a plain request to `[body, init]`. */
+export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (request: PlainRequest<Raw>) => Promise<HandlerResponse> {
+  const path = options.path ?? '/graphql';
+  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const production = options.production ?? process.env.NODE_ENV === 'production';
+  const introspection = options.introspection ?? !production;
+  const reportCost = options.reportCost ?? true;
+  const timeoutMs = options.executionTimeoutMs ?? 10_000;
+  const log = options.log ?? ((entry: LogEntry) => console.error(entry.message, entry.requestId ?? '', entry.error ?? ''));
+  const documents = new LruCache<string, PreparedDocument>(options.documentCacheSize ?? 1000);
+  const rules: ReadonlyArray<ValidationRule> = introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
+  const schema = options.schema;
+
+  function prepare(query: string): PreparedDocument {
+    let prepared = documents.get(query);
+    if (prepared === undefined) {
+      const parsed = parseWithLimits(query, limits);
+      if ('errors' in parsed) {
+        prepared = { document: null, errors: parsed.errors, checked: new Map() };
+      } else {
+        const errors = validate(schema, parsed.document, rules, { hideSuggestions: production }).map((error) =>
+          withCode(error, GraphQLErrorCode.ValidationFailed),
+        );
+        prepared = { document: errors.length > 0 ? null : parsed.document, errors, checked: new Map() };
+      }
+      documents.set(query, prepared);
+    }
+    return prepared;
+  }
+
+  async function runOperation(params: RequestParams, method: string, request: PlainRequest<Raw>): Promise<OperationOutcome | HandlerResponse> {
+    const prepared = prepare(params.query);
+    if (prepared.document === null) return { result: { errors: [...prepared.errors] }, requestError: true };
+    const document = prepared.document;
+
+    const selected = selectOperation(document, params.operationName);
+    if (selected instanceof GraphQLError) {
+      return { result: { errors: [withCode(selected, GraphQLErrorCode.OperationResolutionFailure)] }, requestError: true };
+    }
+    const kind = selected.operation.operation;
+    if (method === 'GET' && kind !== 'query') {
+      return httpFailure(HttpErrorCode.MethodNotAllowed, `A ${kind} cannot be sent with GET; use POST.`, { allow: 'POST' });
+    }
+    if (kind === 'subscription') {
+      return {
+        result: { errors: [codedError('Subscriptions are not served over a plain HTTP request.', GraphQLErrorCode.SubscriptionOverHttp)] },
+        requestError: true,
+      };
+    }
+
+    const checked = checkOperation(prepared, document, selected.operation, params);
+    if (checked.errors.length > 0) return { result: { errors: checked.errors }, requestError: true };
+
+    const controller = new AbortController();
+    const abort = () => controller.abort(request.signal.reason);
+    request.signal.addEventListener('abort', abort, { once: true });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const contextValue = options.context ? await options.context(request.raw, controller.signal) : { request: request.raw, signal: controller.signal };
+      const executed = execute({
+        schema,
+        document,
+        operationName: params.operationName,
+        variableValues: params.variables,
+        contextValue,
+        measureCost: reportCost,
+      });
+      const timedOut = new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), timeoutMs);
+      });
+      const result = executed instanceof Promise ? await Promise.race([executed, timedOut]) : executed;
+      if (result === null) {
+        controller.abort(new Error(`Execution timed out after ${timeoutMs} ms.`));
+        const error = codedError(`Execution timed out after ${timeoutMs} ms.`, GraphQLErrorCode.Timeout);
+        return { result: { errors: [error], data: null }, requestError: false };
+      }
+      return { result: finishResult(result, checked.analysis), requestError: !('data' in result) };
+    } finally {
+      clearTimeout(timer);
+      request.signal.removeEventListener('abort', abort);
+    }
+  }
+
+  /** Limits, checked once per operation when nothing in them depends on variables. */
+  function checkOperation(prepared: PreparedDocument, document: DocumentNode, operation: OperationDefinitionNode, params: RequestParams) {
+    const cacheable = (operation.variableDefinitions?.length ?? 0) === 0;
+    if (cacheable) {
+      const known = prepared.checked.get(params.operationName);
+      if (known !== undefined) return known;
+    }
+    const checked = checkLimits({ schema, document, operationName: params.operationName, variableValues: params.variables, limits });
+    if (cacheable) prepared.checked.set(params.operationName, checked);
+    return checked;
+  }
+
+  /** Codes on every error, unexpected errors masked in production, and the cost report. */
+  function finishResult(result: ExecutionResult, analysis: Analysis | null): ExecutionResult {
+    let errors = result.errors;
+    if (errors !== undefined) {
+      const isVariableError = !('data' in result);
+      errors = errors.map((error) => {
+        if (isVariableError) return withCode(error, GraphQLErrorCode.BadUserInput);
+        const original = error.originalError;
+        const expected = original instanceof GraphQLError || (original == null && error.extensions['code'] !== undefined);
+        if (expected && original instanceof GraphQLError && original.extensions['code'] !== undefined) {
+          return withCode(error, String(original.extensions['code']));
+        }
+        if (production && !expected) {
+          const requestId = randomUUID();
+          log({ level: 'error', message: `Unexpected error in a resolver: ${error.message}`, requestId, error: original ?? error });
+          return new GraphQLError('Unexpected error.', {
+            nodes: error.nodes,
+            source: error.source,
+            positions: error.positions,
+            path: error.path,
+            extensions: { code: GraphQLErrorCode.InternalServerError, requestId },
+          });
+        }
+        return withCode(error, GraphQLErrorCode.InternalServerError);
+      });
+    }
+    const finished: ExecutionResult = errors === undefined ? { data: result.data } : { errors, data: result.data };
+    if (reportCost && analysis !== null) {
+      const actual = (result.extensions?.['cost'] as { actual?: number } | undefined)?.actual ?? 0;
+      finished.extensions = { cost: { requested: analysis.cost, actual, limit: limits.cost === false ? null : limits.cost } };
+    }
+    return finished;
+  }
+
+  return async function handle(request: PlainRequest<Raw>): Promise<HandlerResponse> {
+    const queryStart = request.url.indexOf('?');
+    const pathname = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
+    if (pathname !== path) return httpFailure(HttpErrorCode.NotFound, `Nothing is served at ${pathname}; the GraphQL endpoint is ${path}.`);
+    const method = request.method;
+    if (method !== 'GET' && method !== 'POST') {
+      return httpFailure(HttpErrorCode.MethodNotAllowed, `Method ${method} is not allowed; use GET or POST.`, { allow: 'GET, POST' });
+    }
+    const mediaType = negotiate(header(request, 'accept'));
+    if (mediaType === null) {
+      return httpFailure(
+        HttpErrorCode.NotAcceptable,
+        'The Accept header allows neither application/graphql-response+json nor application/json.',
+      );
+    }
+
+    let payload: unknown;
+    if (method === 'GET') {
+      const parsed = paramsFromQueryString(queryStart === -1 ? '' : request.url.slice(queryStart + 1));
+      if (parsed instanceof GraphQLError) return graphqlFailure(mediaType, parsed);
+      payload = parsed;
+    } else {
+      const contentType = header(request, 'content-type');
+      const unsupported = checkContentType(contentType);
+      if (unsupported !== null) return httpFailure(HttpErrorCode.UnsupportedMediaType, unsupported);
+      if (request.body === null || request.body.trim() === '') {
+        return graphqlFailure(mediaType, codedError('The request body is empty; expected a JSON object with a "query".', GraphQLErrorCode.BadRequest));
+      }
+      try {
+        payload = JSON.parse(request.body);
+      } catch (error) {
+        return graphqlFailure(
+          mediaType,
+          codedError(`The request body is not valid JSON: ${(error as Error).message}`, GraphQLErrorCode.BadRequest),
+        );
+      }
+    }
+
+    const batched = Array.isArray(payload);
+    const items = batched ? (payload as unknown[]) : [payload];
+    if (batched) {
+      if (items.length === 0) return graphqlFailure(mediaType, codedError('The batch is empty.', GraphQLErrorCode.BadRequest));
+      const tooMany = checkBatchSize(items.length, limits);
+      if (tooMany !== null) return graphqlFailure(mediaType, tooMany);
+    }
+    const outcomes: OperationOutcome[] = [];
+    for (const item of items) {
+      const params = readParams(item);
+      if (params instanceof GraphQLError) {
+        if (!batched) return graphqlFailure(mediaType, params);
+        outcomes.push({ result: { errors: [params] }, requestError: true });
+        continue;
+      }
+      const outcome = await runOperation(params, method, request);
+      if (Array.isArray(outcome)) return outcome;
+      outcomes.push(outcome);
+    }
+
+    const body = JSON.stringify(batched ? outcomes.map((outcome) => outcome.result) : (outcomes[0] as OperationOutcome).result);
+    const status = mediaType === GRAPHQL_RESPONSE && !batched && (outcomes[0] as OperationOutcome).requestError ? 400 : 200;
+    const headers: Record<string, string> = { 'content-type': mediaType };
+    if (method === 'GET' && status === 200) {
+      const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+      headers['etag'] = etag;
+      headers['cache-control'] = 'no-cache';
+      if (matchesEtag(header(request, 'if-none-match'), etag)) return [null, { status: 304, headers: { etag } }];
+    }
+    return [body, { status, headers }];
+  };
+}
+
+function header(request: PlainRequest<unknown>, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function httpFailure(error: HttpError, message: string, extraHeaders: Record<string, string> = {}): HandlerResponse {
+  return [httpErrorBody(error, message), { status: error[1], headers: { 'content-type': JSON_RESPONSE, ...extraHeaders } }];
+}
+
+/** A request that is not a well-formed GraphQL request: 400, with a GraphQL-shaped body. */
+function graphqlFailure(mediaType: string, error: GraphQLError): HandlerResponse {
+  return [JSON.stringify({ errors: [error] }), { status: 400, headers: { 'content-type': mediaType } }];
+}
+
+/**
+ * The response media type the Accept header allows: application/graphql-response+json when
+ * accepted, else application/json; a missing header, `*\/*` or `application/*` mean JSON.
+ */
+function negotiate(accept: string | undefined): string | null {
+  if (accept === undefined || accept.trim() === '') return JSON_RESPONSE;
+  let json = false;
+  let wildcard = false;
+  for (const part of accept.split(',')) {
+    const [rawType = '', ...parameters] = part.split(';');
+    const type = rawType.trim().toLowerCase();
+    const q = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith('q='));
+    if (q !== undefined && Number(q.slice(2)) === 0) continue;
+    if (type === 'application/graphql-response+json') return GRAPHQL_RESPONSE;
+    if (type === 'application/json') json = true;
+    else if (type === '*/*' || type === 'application/*') wildcard = true;
+  }
+  return json || wildcard ? JSON_RESPONSE : null;
+}
+
+/** POST bodies are JSON in UTF-8; null when acceptable, else why not. */
+function checkContentType(contentType: string | undefined): string | null {
+  if (contentType === undefined || contentType.trim() === '') {
+    return 'The request has no Content-Type; send application/json.';
+  }
+  const [type = '', ...parameters] = contentType.split(';');
+  if (type.trim().toLowerCase() !== 'application/json') {
+    return `Content-Type ${type.trim()} is not supported; send application/json.`;
+  }
+  for (const parameter of parameters) {
+    const [name = '', value = ''] = parameter.split('=');
+    if (name.trim().toLowerCase() === 'charset' && value.trim().replace(/"/g, '').toLowerCase() !== 'utf-8') {
+      return `Charset ${value.trim()} is not supported; send UTF-8.`;
+    }
+  }
+  return null;
+}
+
+/** GET parameters: `query`, `operationName`, and `variables`/`extensions` as JSON strings. */
+function paramsFromQueryString(search: string): Record<string, unknown> | GraphQLError {
+  const parameters = new URLSearchParams(search);
+  const payload: Record<string, unknown> = {};
+  for (const name of ['query', 'operationName']) {
+    const value = parameters.get(name);
+    if (value !== null) payload[name] = value;
+  }
+  for (const name of ['variables', 'extensions']) {
+    const value = parameters.get(name);
+    if (value === null || value === '') continue;
+    try {
+      payload[name] = JSON.parse(value);
+    } catch {
+      return codedError(`The "${name}" parameter is not valid JSON.`, GraphQLErrorCode.BadRequest);
+    }
+  }
+  return payload;
+}
+
+/** The members of a request, checked for their types. */
+function readParams(payload: unknown): RequestParams | GraphQLError {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+    return codedError('A GraphQL request must be a JSON object with a "query".', GraphQLErrorCode.BadRequest);
+  }
+  const { query, operationName, variables, extensions } = payload as Record<string, unknown>;
+  if (query === undefined || query === null) {
+    return codedError('The request has no "query"; expected the GraphQL document as a string.', GraphQLErrorCode.BadRequest);
+  }
+  if (typeof query !== 'string') {
+    return codedError(`"query" must be a string, got ${describe(query)}.`, GraphQLErrorCode.BadRequest);
+  }
+  if (operationName != null && typeof operationName !== 'string') {
+    return codedError(`"operationName" must be a string or null, got ${describe(operationName)}.`, GraphQLErrorCode.BadRequest);
+  }
+  if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) {
+    return codedError(`"variables" must be an object or null, got ${describe(variables)}.`, GraphQLErrorCode.BadRequest);
+  }
+  if (extensions != null && (typeof extensions !== 'object' || Array.isArray(extensions))) {
+    return codedError(`"extensions" must be an object or null, got ${describe(extensions)}.`, GraphQLErrorCode.BadRequest);
+  }
+  return {
+    query,
+    operationName: (operationName as string | null | undefined) ?? null,
+    variables: (variables as Record<string, unknown> | null | undefined) ?? null,
+  };
+}
+
+function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  return ifNoneMatch.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === etag || tag === `W/${etag}` || tag === '*';
+  });
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return type === 'object' ? 'an object' : `a ${type}`;
+}
