@@ -8,13 +8,13 @@
  * does at the HTTP level and nothing else. Before anything is timed, every server must return
  * the `data` graphql-js computes for the scenario, with no errors, on two requests in a row
  * (the first may fill a cache or trigger a compilation; the second takes the path the timed
- * requests take). Then each server gets a warm-up run and a timed run, one server at a time.
+ * requests take). Then each server is warmed up and timed, one server under load at a time, in
+ * interleaved rounds (see `measureServers`).
  *
  * The report is a Markdown table of requests per second, p99 latency and ratios against the
- * ceiling and mercurius measured in the same run, then the CPU each side used. There is only
- * so much a machine can tell about itself: when the load generator uses a whole core, the
- * fastest servers are measured against autocannon's limit rather than their own, and the
- * report says so. Nothing is asserted about speed.
+ * ceiling and mercurius measured in the same run, then the CPU each side used: autocannon runs
+ * on one core, and when it uses all of it the fastest servers are measured against its limit
+ * rather than their own, which the report then says. Nothing is asserted about speed.
  *
  * Environment: BENCH_HTTP_SECONDS (timed seconds per server per scenario, default 10),
  * BENCH_HTTP_WARMUP_SECONDS (untimed seconds first, default 2), BENCH_HTTP_CPU_PROF (a
@@ -38,6 +38,16 @@ import type { CannedResponse } from './servers/ceiling.ts';
 
 const CONNECTIONS = 32;
 
+/** The timed seconds are cut into rounds of about this long; see `measureServers`. */
+const ROUND_SECONDS = 2;
+
+interface Timing {
+  /** Timed seconds per server per scenario, across all rounds. */
+  seconds: number;
+  /** Untimed seconds per server per scenario, first. */
+  warmupSeconds: number;
+}
+
 /**
  * The headers of every request, verification and load alike: a JSON body, and the Accept that
  * the GraphQL-over-HTTP specification asks clients to send.
@@ -47,6 +57,7 @@ const REQUEST_HEADERS = {
   accept: 'application/graphql-response+json, application/json;q=0.9',
 };
 
+/** In the order of the report. */
 const SERVERS = ['ceiling', 'ours', 'mercurius'] as const;
 type ServerName = (typeof SERVERS)[number];
 
@@ -220,15 +231,23 @@ function load(server: RunningServer, scenario: HttpScenario, seconds: number) {
   });
 }
 
-async function measureServer(server: RunningServer, scenario: HttpScenario, seconds: number, warmupSeconds: number): Promise<Row> {
-  await load(server, scenario, warmupSeconds);
+interface Round {
+  requestsPerSecond: number;
+  p99Ms: number;
+  serverCpuMicros: number;
+  loadGeneratorCpuMicros: number;
+  wallMicros: number;
+}
+
+/** One timed autocannon run against one server, with the CPU both sides used during it. */
+async function timeRound(server: RunningServer, scenario: HttpScenario, seconds: number): Promise<Round> {
   const serverBefore = await server.cpuMicros();
   const ownBefore = process.cpuUsage();
   const startedAt = performance.now();
   const result = await load(server, scenario, seconds);
   const wallMicros = (performance.now() - startedAt) * 1000;
   const own = process.cpuUsage(ownBefore);
-  const serverMicros = (await server.cpuMicros()) - serverBefore;
+  const serverCpuMicros = (await server.cpuMicros()) - serverBefore;
   const failures = result.errors + result.timeouts + result.non2xx;
   if (failures > 0) {
     throw new Error(
@@ -237,16 +256,55 @@ async function measureServer(server: RunningServer, scenario: HttpScenario, seco
     );
   }
   return {
-    scenario: scenario.name,
-    server: server.name,
     requestsPerSecond: result.requests.total / result.duration,
     p99Ms: result.latency.p99,
-    serverCpu: serverMicros / wallMicros,
-    loadGeneratorCpu: (own.user + own.system) / wallMicros,
+    serverCpuMicros,
+    loadGeneratorCpuMicros: own.user + own.system,
+    wallMicros,
   };
 }
 
-async function runScenario(scenario: HttpScenario, seconds: number, warmupSeconds: number, scratch: string): Promise<Row[]> {
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/**
+ * Warms every server up, then times them in rounds of about ROUND_SECONDS each, every round
+ * visiting every server in an order that rotates from round to round. Whatever else the
+ * machine is doing meanwhile then falls on all servers much alike, and the median of the
+ * rounds shrugs off the round it spoiled most.
+ */
+async function measureServers(servers: readonly RunningServer[], scenario: HttpScenario, timing: Timing): Promise<Row[]> {
+  for (const server of servers) {
+    console.error(`${scenario.name}: warming up ${server.name}…`);
+    await load(server, scenario, timing.warmupSeconds);
+  }
+  const roundCount = Math.max(1, Math.round(timing.seconds / ROUND_SECONDS));
+  const rounds: Round[][] = servers.map(() => []);
+  for (let round = 0; round < roundCount; round++) {
+    console.error(`${scenario.name}: round ${round + 1} of ${roundCount}…`);
+    for (let turn = 0; turn < servers.length; turn++) {
+      const index = (round + turn) % servers.length;
+      (rounds[index] as Round[]).push(await timeRound(servers[index] as RunningServer, scenario, timing.seconds / roundCount));
+    }
+  }
+  return servers.map((server, index) => {
+    const measured = rounds[index] as Round[];
+    const wallMicros = measured.reduce((sum, round) => sum + round.wallMicros, 0);
+    return {
+      scenario: scenario.name,
+      server: server.name,
+      requestsPerSecond: median(measured.map((round) => round.requestsPerSecond)),
+      p99Ms: median(measured.map((round) => round.p99Ms)),
+      serverCpu: measured.reduce((sum, round) => sum + round.serverCpuMicros, 0) / wallMicros,
+      loadGeneratorCpu: measured.reduce((sum, round) => sum + round.loadGeneratorCpuMicros, 0) / wallMicros,
+    };
+  });
+}
+
+async function runScenario(scenario: HttpScenario, timing: Timing, scratch: string): Promise<Row[]> {
   const expected = expectedData(scenario);
   const started: RunningServer[] = [];
   try {
@@ -262,13 +320,8 @@ async function runScenario(scenario: HttpScenario, seconds: number, warmupSecond
     }
     console.error(`${scenario.name}: every server answers the expected ${oursResponse.body.length} bytes of JSON; measuring…`);
 
-    const rows: Row[] = [];
-    for (const name of SERVERS) {
-      const server = started.find((candidate) => candidate.name === name) as RunningServer;
-      console.error(`${scenario.name}: ${name}…`);
-      rows.push(await measureServer(server, scenario, seconds, warmupSeconds));
-    }
-    return rows;
+    const inReportOrder = SERVERS.map((name) => started.find((server) => server.name === name) as RunningServer);
+    return await measureServers(inReportOrder, scenario, timing);
   } finally {
     await Promise.all(started.map((server) => server.stop()));
   }
@@ -308,12 +361,13 @@ function ratio(rows: readonly Row[], row: Row, against: ServerName): number {
   return row.requestsPerSecond / rowOf(rows, row.scenario, against).requestsPerSecond;
 }
 
-function printReport(rows: readonly Row[], { seconds, warmupSeconds }: { seconds: number; warmupSeconds: number }): void {
+function printReport(rows: readonly Row[], { seconds, warmupSeconds }: Timing): void {
   const cpus = os.cpus();
   console.log(
     `Node ${process.version} (${process.platform} ${process.arch}, ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}), ` +
       `NODE_ENV=${process.env.NODE_ENV}; autocannon, ${CONNECTIONS} connections, no pipelining; ` +
-      `${seconds} s timed per server per scenario after ${warmupSeconds} s of warm-up, one server at a time.`,
+      `${seconds} s timed per server per scenario, in interleaved rounds of about ${ROUND_SECONDS} s, after ${warmupSeconds} s ` +
+      'of warm-up; one server under load at a time. req/s and p99 are the medians of the rounds.',
   );
   console.log();
   console.log('| scenario | server | req/s | p99 latency (ms) | ÷ ceiling | ÷ mercurius |');
@@ -357,14 +411,16 @@ function printReport(rows: readonly Row[], { seconds, warmupSeconds }: { seconds
 }
 
 async function main(): Promise<void> {
-  const seconds = readSeconds('BENCH_HTTP_SECONDS', 10);
-  const warmupSeconds = readSeconds('BENCH_HTTP_WARMUP_SECONDS', 2);
+  const timing: Timing = {
+    seconds: readSeconds('BENCH_HTTP_SECONDS', 10),
+    warmupSeconds: readSeconds('BENCH_HTTP_WARMUP_SECONDS', 2),
+  };
   const scenarios = selectScenarios(process.argv.slice(2));
   const scratch = mkdtempSync(join(os.tmpdir(), 'bench-http-'));
   try {
     const rows: Row[] = [];
-    for (const scenario of scenarios) rows.push(...(await runScenario(scenario, seconds, warmupSeconds, scratch)));
-    printReport(rows, { seconds, warmupSeconds });
+    for (const scenario of scenarios) rows.push(...(await runScenario(scenario, timing, scratch)));
+    printReport(rows, timing);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
