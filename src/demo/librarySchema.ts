@@ -1,18 +1,26 @@
 /**
- * The built-in demo data: a small library (authors, books, reviews) with sync and async
- * resolvers, an interface, a union, an enum with internal values and a mutation.
+ * The built-in demo service: a small library (authors, books, reviews) that shows every part
+ * of the engine: an interface and a union, an enum with internal values, a custom scalar
+ * (`Date`), an input object, a paginated list with cost directives, a mutation, and per-request
+ * BatchLoaders in front of the data store.
  */
+import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+import { BatchLoader } from '../batching/batchLoader.ts';
 import { makeSchema } from '../schema/makeSchema.ts';
 
 export const demoTypeDefs = /* GraphQL */ `
   "Something with a stable identifier."
   interface Node { id: ID! }
 
+  "A calendar day, written YYYY-MM-DD."
+  scalar Date
+
   enum Genre { FICTION SCIENCE HISTORY }
 
   type Author implements Node {
     id: ID!
     name: String!
+    born: Date
     books: [Book!]!
   }
 
@@ -20,68 +28,138 @@ export const demoTypeDefs = /* GraphQL */ `
     id: ID!
     title: String!
     genre: Genre!
-    year: Int
+    published: Date
     author: Author!
     reviews: [Review!]!
+    averageStars: Float
   }
 
   type Review implements Node {
     id: ID!
     stars: Int!
     text: String
+    book: Book!
+  }
+
+  "One page of books, and how many there are in all."
+  type BookPage {
+    items: [Book!]!
+    total: Int!
   }
 
   union SearchResult = Author | Book
 
+  input ReviewInput {
+    bookId: ID!
+    stars: Int!
+    text: String
+  }
+
   type Query {
     authors: [Author!]!
-    books(genre: Genre): [Book!]!
+    books(genre: Genre, limit: Int = 10, offset: Int = 0): BookPage! @listSize(slicingArguments: ["limit"], sizedFields: ["items"])
     node(id: ID!): Node
-    search(text: String!): [SearchResult!]!
+    search(text: String!): [SearchResult!]! @listSize(assumedSize: 20)
   }
 
   type Mutation {
-    addReview(bookId: ID!, stars: Int!, text: String): Review!
+    addReview(review: ReviewInput!): Review!
   }
 `;
 
-interface AuthorRow { id: string; name: string }
-interface BookRow { id: string; title: string; genre: 'f' | 's' | 'h'; year: number | null; authorId: string }
+interface AuthorRow { id: string; name: string; born: string | null }
+interface BookRow { id: string; title: string; genre: 'f' | 's' | 'h'; published: string | null; authorId: string }
 interface ReviewRow { id: string; bookId: string; stars: number; text: string | null }
 
-/** Fresh demo data: each caller (each server start, each test) gets its own copy. */
+/** The data store: each server start (and each test) gets its own. */
 export function createDemoData() {
   const authors: AuthorRow[] = [
-    { id: 'a1', name: 'Ursula K. Le Guin' },
-    { id: 'a2', name: 'Carl Sagan' },
-    { id: 'a3', name: 'Mary Beard' },
+    { id: 'a1', name: 'Ursula K. Le Guin', born: '1929-10-21' },
+    { id: 'a2', name: 'Carl Sagan', born: '1934-11-09' },
+    { id: 'a3', name: 'Mary Beard', born: '1955-01-01' },
   ];
   const books: BookRow[] = [
-    { id: 'b1', title: 'The Dispossessed', genre: 'f', year: 1974, authorId: 'a1' },
-    { id: 'b2', title: 'The Left Hand of Darkness', genre: 'f', year: 1969, authorId: 'a1' },
-    { id: 'b3', title: 'Cosmos', genre: 's', year: 1980, authorId: 'a2' },
-    { id: 'b4', title: 'SPQR', genre: 'h', year: 2015, authorId: 'a3' },
+    { id: 'b1', title: 'The Dispossessed', genre: 'f', published: '1974-05-01', authorId: 'a1' },
+    { id: 'b2', title: 'The Left Hand of Darkness', genre: 'f', published: '1969-03-01', authorId: 'a1' },
+    { id: 'b3', title: 'Cosmos', genre: 's', published: '1980-09-01', authorId: 'a2' },
+    { id: 'b4', title: 'Pale Blue Dot', genre: 's', published: '1994-09-01', authorId: 'a2' },
+    { id: 'b5', title: 'SPQR', genre: 'h', published: '2015-10-20', authorId: 'a3' },
   ];
   const reviews: ReviewRow[] = [{ id: 'r1', bookId: 'b3', stars: 5, text: 'Wonder, explained.' }];
-  return { authors, books, reviews };
+  return { authors, books, reviews, roundTrips: 0 };
 }
 
 export type DemoData = ReturnType<typeof createDemoData>;
 
-export interface DemoContext { data: DemoData }
+/** Per-request loaders over the store: one round trip per loader and level. */
+function createLoaders(data: DemoData) {
+  const roundTrip = <T>(rows: T): T => {
+    data.roundTrips++;
+    return rows;
+  };
+  return {
+    authorById: new BatchLoader(
+      async (ids: ReadonlyArray<string>) => roundTrip(new Map(data.authors.filter((a) => ids.includes(a.id)).map((a) => [a.id, a]))),
+      { name: 'authorById' },
+    ),
+    booksByAuthor: new BatchLoader(
+      async (ids: ReadonlyArray<string>) => roundTrip(ids.map((id) => data.books.filter((book) => book.authorId === id))),
+      { name: 'booksByAuthor' },
+    ),
+    reviewsByBook: new BatchLoader(
+      async (ids: ReadonlyArray<string>) => roundTrip(ids.map((id) => data.reviews.filter((review) => review.bookId === id))),
+      { name: 'reviewsByBook' },
+    ),
+  };
+}
+
+export interface DemoContext {
+  data: DemoData;
+  loaders: ReturnType<typeof createLoaders>;
+}
+
+/** The context factory: a fresh set of loaders for every request over the shared store. */
+export function createDemoContext(data: DemoData): DemoContext {
+  return { data, loaders: createLoaders(data) };
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+const DateScalar = new GraphQLScalarType({
+  name: 'Date',
+  serialize: (value) => {
+    if (typeof value === 'string' && DAY.test(value)) return value;
+    if (value instanceof Date) return value.toISOString().slice(0, 10);
+    throw new GraphQLError(`Date cannot represent ${JSON.stringify(value)}.`);
+  },
+  parseValue: (value) => {
+    if (typeof value === 'string' && DAY.test(value)) return value;
+    throw new GraphQLError(`Date must be a string like "2024-01-31", got ${JSON.stringify(value)}.`);
+  },
+  parseLiteral: (node) => {
+    if (node.kind === Kind.STRING && DAY.test(node.value)) return node.value;
+    throw new GraphQLError('Date must be a string like "2024-01-31".', { nodes: node });
+  },
+});
 
 const typeOf = (row: object) => ('title' in row ? 'Book' : 'stars' in row ? 'Review' : 'Author');
 
 export const demoSchema = makeSchema({
   typeDefs: demoTypeDefs,
   resolvers: {
+    Date: DateScalar,
     Genre: { FICTION: 'f', SCIENCE: 's', HISTORY: 'h' },
     Node: { __resolveType: typeOf },
     SearchResult: { __resolveType: async (row: object) => typeOf(row) },
     Query: {
       authors: (_: unknown, __: unknown, { data }: DemoContext) => data.authors,
-      books: (_: unknown, { genre }: { genre?: string }, { data }: DemoContext) =>
-        data.books.filter((book) => genre == null || book.genre === genre),
+      books: (_: unknown, args: { genre?: string | null; limit: number; offset: number }, { data }: DemoContext) => {
+        if (args.limit < 0 || args.limit > 100) {
+          throw new GraphQLError(`limit must be between 0 and 100, got ${args.limit}.`, { extensions: { code: 'BAD_USER_INPUT' } });
+        }
+        const matching = data.books.filter((book) => args.genre == null || book.genre === args.genre);
+        return { items: matching.slice(args.offset, args.offset + args.limit), total: matching.length };
+      },
       node: (_: unknown, { id }: { id: string }, { data }: DemoContext) =>
         [...data.authors, ...data.books, ...data.reviews].find((row) => row.id === id) ?? null,
       search: async (_: unknown, { text }: { text: string }, { data }: DemoContext) => {
@@ -93,19 +171,31 @@ export const demoSchema = makeSchema({
       },
     },
     Author: {
-      books: (author: AuthorRow, _: unknown, { data }: DemoContext) => data.books.filter((book) => book.authorId === author.id),
+      books: (author: AuthorRow, _: unknown, { loaders }: DemoContext) => loaders.booksByAuthor.load(author.id),
     },
     Book: {
-      author: async (book: BookRow, _: unknown, { data }: DemoContext) => data.authors.find((a) => a.id === book.authorId),
-      reviews: (book: BookRow, _: unknown, { data }: DemoContext) => data.reviews.filter((r) => r.bookId === book.id),
+      author: (book: BookRow, _: unknown, { loaders }: DemoContext) => loaders.authorById.load(book.authorId),
+      reviews: (book: BookRow, _: unknown, { loaders }: DemoContext) => loaders.reviewsByBook.load(book.id),
+      averageStars: async (book: BookRow, _: unknown, { loaders }: DemoContext) => {
+        const reviews = (await loaders.reviewsByBook.load(book.id)) ?? [];
+        return reviews.length === 0 ? null : reviews.reduce((sum, review) => sum + review.stars, 0) / reviews.length;
+      },
+    },
+    Review: {
+      book: (review: ReviewRow, _: unknown, { data }: DemoContext) => data.books.find((book) => book.id === review.bookId),
     },
     Mutation: {
-      addReview: (_: unknown, args: { bookId: string; stars: number; text?: string }, { data }: DemoContext) => {
-        if (!data.books.some((book) => book.id === args.bookId)) throw new Error(`No book has id "${args.bookId}".`);
-        if (args.stars < 1 || args.stars > 5) throw new Error(`stars must be between 1 and 5, got ${args.stars}.`);
-        const review = { id: `r${data.reviews.length + 1}`, bookId: args.bookId, stars: args.stars, text: args.text ?? null };
-        data.reviews.push(review);
-        return review;
+      addReview: (_: unknown, { review }: { review: { bookId: string; stars: number; text?: string | null } }, { data, loaders }: DemoContext) => {
+        if (!data.books.some((book) => book.id === review.bookId)) {
+          throw new GraphQLError(`No book has id "${review.bookId}".`, { extensions: { code: 'NOT_FOUND' } });
+        }
+        if (review.stars < 1 || review.stars > 5) {
+          throw new GraphQLError(`stars must be between 1 and 5, got ${review.stars}.`, { extensions: { code: 'BAD_USER_INPUT' } });
+        }
+        const row = { id: `r${data.reviews.length + 1}`, bookId: review.bookId, stars: review.stars, text: review.text ?? null };
+        data.reviews.push(row);
+        loaders.reviewsByBook.clear(review.bookId);
+        return row;
       },
     },
   },

@@ -1,51 +1,37 @@
 /**
- * `npm start`: runs GraphQL operations against the built-in demo data and prints the results.
- *
- *   npm start                                   runs a tour of example operations
- *   npm start -- '{ books { title } }'          runs one operation
- *   npm start -- 'query ($g: Genre) { books(genre: $g) { title } }' '{"g":"SCIENCE"}'
- *
- * Parse and validate come from graphql-js; execution is ours. (The HTTP server arrives with the
- * server issue; this entry point will then start it.)
+ * `npm start`: the demo service at http://localhost:4000/graphql (PORT overrides; HOST too,
+ * default 127.0.0.1). SIGTERM or Ctrl-C shuts it down gracefully.
  */
-import { parse, validate } from 'graphql';
-import type { GraphQLError } from 'graphql';
-import { execute } from '../execution/execute.ts';
-import { createDemoData, demoSchema } from './librarySchema.ts';
+import { createServer } from '../http/server.ts';
+import { createDemoContext, createDemoData, demoSchema } from './librarySchema.ts';
 
-const tour = [
-  '{ authors { name books { title genre } } }',
-  '{ search(text: "co") { __typename ... on Book { title author { name } } ... on Author { name } } }',
-  'mutation { addReview(bookId: "b1", stars: 5, text: "Anarres!") { id stars } }',
-  '{ node(id: "b1") { id ... on Book { title reviews { stars text } } } }',
-];
-
-async function run(source: string, variables: Record<string, unknown> | undefined, context: object): Promise<unknown> {
-  let document;
-  try {
-    document = parse(source);
-  } catch (error) {
-    return { errors: [(error as GraphQLError).toJSON()] };
-  }
-  const errors = validate(demoSchema, document);
-  if (errors.length > 0) return { errors: errors.map((error) => error.toJSON()) };
-  return execute({ schema: demoSchema, document, variableValues: variables, contextValue: context });
+const port = Number(process.env.PORT ?? 4000);
+const host = process.env.HOST ?? '127.0.0.1';
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`PORT must be a port number from 0 to 65535, got "${process.env.PORT}".`);
+  process.exit(2);
 }
 
-const [source, variablesJson] = process.argv.slice(2);
-const context = { data: createDemoData() };
-if (source !== undefined) {
-  let variables: Record<string, unknown> | undefined;
-  try {
-    variables = variablesJson === undefined ? undefined : JSON.parse(variablesJson);
-  } catch {
-    console.error(`The variables must be a JSON object, got: ${variablesJson}`);
-    process.exit(2);
-  }
-  console.log(JSON.stringify(await run(source, variables, context), null, 2));
-} else {
-  for (const operation of tour) {
-    console.log(`> ${operation}`);
-    console.log(JSON.stringify(await run(operation, undefined, context), null, 2) + '\n');
-  }
+const data = createDemoData();
+const server = createServer({
+  schema: demoSchema,
+  context: () => createDemoContext(data),
+});
+
+server.on('error', (error: NodeJS.ErrnoException) => {
+  console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use; set PORT to another one.` : error.message);
+  process.exit(1);
+});
+
+server.listen(port, host, () => {
+  const address = server.address();
+  const actualPort = typeof address === 'object' && address !== null ? address.port : port;
+  console.log(`GraphQL demo service at http://${host === '127.0.0.1' ? 'localhost' : host}:${actualPort}/graphql`);
+});
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    console.log(`${signal}: finishing in-flight requests, then stopping.`);
+    void server.shutdown().then(() => process.exit(0));
+  });
 }
