@@ -92,10 +92,29 @@ export function analyze(args: AnalyzeArgs): Analysis {
   return analyzeOperation(args).analysis;
 }
 
+/**
+ * The analysis recurses once per level of nesting; past this many levels it would exhaust the
+ * stack, so deeper documents are refused before it starts (checkLimits reports how deep).
+ */
+export const MAX_ANALYZED_NESTING = 500;
+
+/** Thrown for a document nested deeper than the analysis goes; `depth` is how deep it is. */
+export class DocumentTooDeepError extends GraphQLError {
+  readonly depth: number;
+  constructor(depth: number) {
+    super(`The document nests fields ${depth} levels deep; at most ${MAX_ANALYZED_NESTING} can be analyzed.`, {
+      extensions: { code: 'DOCUMENT_TOO_DEEP', measured: depth, limit: MAX_ANALYZED_NESTING },
+    });
+    this.depth = depth;
+  }
+}
+
 export function analyzeOperation(args: AnalyzeArgs): OperationAnalysis {
   const selected = selectOperation(args.document, args.operationName);
   if (selected instanceof GraphQLError) throw selected;
   const { operation, fragments } = selected;
+  const nesting = nestingDepth(operation.selectionSet, fragments);
+  if (nesting > MAX_ANALYZED_NESTING) throw new DocumentTooDeepError(nesting);
   // Variables decide @skip/@include and slicing arguments. Values that do not coerce are left
   // out (their defaults apply); execution will reject them anyway.
   const coerced = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
@@ -108,6 +127,69 @@ export function analyzeOperation(args: AnalyzeArgs): OperationAnalysis {
     analysis: { depth: measure.depth, cost: measure.cost, nodes: measure.nodes, ...counts },
     slicingViolations: [...analyzer.slicingViolations],
   };
+}
+
+/**
+ * How deeply fields nest, fragments written out in place, found without recursion (so it cannot
+ * exhaust the stack). A fragment is written out again only where it sits deeper than before, so
+ * a fragment bomb (wide, not deep) stays linear; fragments on a cycle count as empty, as in the
+ * analysis itself.
+ */
+function nestingDepth(root: SelectionSetNode, fragments: Fragments): number {
+  const cyclic = cyclicFragments(fragments);
+  const expandedAt = new Map<string, number>();
+  const stack: Array<[SelectionSetNode, number]> = [[root, 0]];
+  let deepest = 0;
+  while (stack.length > 0) {
+    const [set, depth] = stack.pop() as [SelectionSetNode, number];
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (depth + 1 > deepest) deepest = depth + 1;
+        if (selection.selectionSet !== undefined) stack.push([selection.selectionSet, depth + 1]);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        stack.push([selection.selectionSet, depth]);
+      } else {
+        const name = selection.name.value;
+        const fragment = fragments[name];
+        if (fragment === undefined || cyclic.has(name) || depth <= (expandedAt.get(name) ?? -1)) continue;
+        expandedAt.set(name, depth);
+        stack.push([fragment.selectionSet, depth]);
+      }
+    }
+  }
+  return deepest;
+}
+
+/** The fragments that can reach themselves through spreads (invalid, but analysis may precede validation). */
+function cyclicFragments(fragments: Fragments): Set<string> {
+  const spreads = new Map<string, Set<string>>();
+  for (const [name, fragment] of Object.entries(fragments)) {
+    const found = new Set<string>();
+    const sets: SelectionSetNode[] = [fragment.selectionSet];
+    while (sets.length > 0) {
+      for (const selection of (sets.pop() as SelectionSetNode).selections) {
+        if (selection.kind === Kind.FRAGMENT_SPREAD) found.add(selection.name.value);
+        else if (selection.selectionSet !== undefined) sets.push(selection.selectionSet);
+      }
+    }
+    spreads.set(name, found);
+  }
+  const cyclic = new Set<string>();
+  for (const start of spreads.keys()) {
+    const seen = new Set<string>();
+    const pending = [...(spreads.get(start) ?? [])];
+    while (pending.length > 0) {
+      const name = pending.pop() as string;
+      if (name === start) {
+        cyclic.add(start);
+        break;
+      }
+      if (seen.has(name)) continue;
+      seen.add(name);
+      pending.push(...(spreads.get(name) ?? []));
+    }
+  }
+  return cyclic;
 }
 
 function defaultsOnly(args: AnalyzeArgs, definitions: ReadonlyArray<{ variable: { name: { value: string } } }>) {
@@ -250,6 +332,7 @@ class Analyzer {
   ): number | undefined {
     let size: number | undefined;
     let given = 0;
+    let defaulted = false;
     for (const argumentName of slicingArguments) {
       const argumentNode = node.arguments?.find((argument) => argument.name.value === argumentName);
       let value: unknown;
@@ -258,9 +341,12 @@ class Analyzer {
         if (value != null) given++;
       } else {
         value = definition.args.find((argument) => argument.name === argumentName)?.defaultValue;
+        if (value != null) defaulted = true;
       }
       if (typeof value === 'number' && Number.isFinite(value) && (size === undefined || value > size)) size = value;
     }
+    // A slicing argument with a schema default slices even when the query leaves it out.
+    if (given === 0 && defaulted) given = 1;
     if (requireOne && given !== 1) {
       this.slicingViolations.add(
         `Field "${parentType.name}.${definition.name}" must be given exactly one of its slicing arguments (${slicingArguments.join(', ')}); it got ${given}.`,

@@ -10,7 +10,7 @@
  */
 import { GraphQLError, Lexer, Source, TokenKind, parse } from 'graphql';
 import type { DocumentNode } from 'graphql';
-import { analyzeOperation } from './analyze.ts';
+import { DocumentTooDeepError, analyzeOperation } from './analyze.ts';
 import type { Analysis, AnalyzeArgs } from './analyze.ts';
 
 export interface Limits {
@@ -63,6 +63,7 @@ export type LimitCode =
   | 'TOKEN_LIMIT_EXCEEDED'
   | 'DOCUMENT_TOO_LARGE'
   | 'BATCH_LIMIT_EXCEEDED'
+  | 'DOCUMENT_TOO_DEEP'
   | 'SLICING_ARGUMENT_REQUIRED';
 
 function limitError(code: LimitCode, message: string, measured: number, limit: number): GraphQLError {
@@ -95,11 +96,27 @@ export function parseWithLimits(source: string, limits?: Partial<Limits>): { doc
   try {
     return { document: parse(source, tokens === false ? {} : { maxTokens: tokens }) };
   } catch (error) {
-    if (tokens !== false && error instanceof GraphQLError && error.message.includes('tokens. Parsing aborted.')) {
-      const counted = countTokens(source);
+    // graphql-js parses recursively: a document nested thousands of levels deep exhausts the
+    // stack before the token limit is reached. Such a document is refused, never a crash.
+    if (error instanceof RangeError) {
+      const cap = tokens === false ? 0 : Math.max(tokens * 10, 100_000);
+      const counted = tokens === false ? 0 : countTokens(source, cap);
+      if (tokens !== false && counted > tokens) {
+        const message =
+          counted > cap ? `The document has more than ${cap} tokens; the limit is ${tokens}.` : `The document has ${counted} tokens; the limit is ${tokens}.`;
+        return { errors: [limitError('TOKEN_LIMIT_EXCEEDED', message, counted, tokens)] };
+      }
       return {
-        errors: [limitError('TOKEN_LIMIT_EXCEEDED', `The document has ${counted} tokens; the limit is ${tokens}.`, counted, tokens)],
+        errors: [new GraphQLError('The document is nested too deeply to parse.', { extensions: { code: 'DOCUMENT_TOO_DEEP' } })],
       };
+    }
+    if (tokens !== false && error instanceof GraphQLError && error.message.includes('tokens. Parsing aborted.')) {
+      // Count how many there are, to report it, but never lex past a bound.
+      const cap = Math.max(tokens * 10, 100_000);
+      const counted = countTokens(source, cap);
+      const message =
+        counted > cap ? `The document has more than ${cap} tokens; the limit is ${tokens}.` : `The document has ${counted} tokens; the limit is ${tokens}.`;
+      return { errors: [limitError('TOKEN_LIMIT_EXCEEDED', message, counted, tokens)] };
     }
     if (error instanceof GraphQLError) {
       return {
@@ -116,12 +133,12 @@ export function parseWithLimits(source: string, limits?: Partial<Limits>): { doc
   }
 }
 
-/** Tokens as the parser counts them, up to the first lexical error. */
-function countTokens(source: string): number {
+/** Tokens as the parser counts them, up to the first lexical error, stopping past `cap`. */
+function countTokens(source: string, cap: number): number {
   const lexer = new Lexer(new Source(source));
   let count = 0;
   try {
-    while (lexer.advance().kind !== TokenKind.EOF) count++;
+    while (count <= cap && lexer.advance().kind !== TokenKind.EOF) count++;
   } catch {
     // A lexical error past the limit: what was counted so far is already over it.
   }
@@ -142,6 +159,10 @@ export function checkLimits(args: CheckLimitsArgs): { analysis: Analysis | null;
   try {
     analyzed = analyzeOperation(args);
   } catch (error) {
+    if (error instanceof DocumentTooDeepError && limits.depth !== false) {
+      const message = `Query depth ${error.depth} exceeds the limit of ${limits.depth}.`;
+      return { analysis: null, errors: [limitError('DEPTH_LIMIT_EXCEEDED', message, error.depth, limits.depth)] };
+    }
     if (error instanceof GraphQLError) return { analysis: null, errors: [error] };
     throw error;
   }

@@ -170,7 +170,8 @@ class Execution implements RequestScope, NulledPositions {
     try {
       fields = this.fieldsOf(this.plan.root);
     } catch (error) {
-      return { errors: [error as GraphQLError], data: null };
+      this.failRoot(error as GraphQLError);
+      return this.result();
     }
     this.data = newResultObject(this.plan.root);
     if (this.scheduler !== null) runAsTask(this.scheduler, (root) => this.executeRoot(root), fields);
