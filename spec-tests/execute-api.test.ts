@@ -296,3 +296,40 @@ describe('execute: mutations run serially', () => {
     expect(ran).toEqual(['ok', 'broken']);
   });
 });
+
+describe('execute: an aborted signal stops the work', () => {
+  it('starts no further field once the signal is aborted, and reports each skipped field with the reason', async () => {
+    const controller = new AbortController();
+    const ran: string[] = [];
+    const schema = makeSchema({
+      typeDefs: 'type Item { id: ID! } type Query { first: String second: String items: [Item] }',
+      resolvers: {
+        Query: {
+          first: async () => {
+            ran.push('first');
+            await Promise.resolve();
+            controller.abort(new Error('Execution timed out.'));
+            return 'done';
+          },
+          second: async () => {
+            ran.push('second');
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            return 'late';
+          },
+          items: async () => {
+            ran.push('items');
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            return [{ id: '1' }];
+          },
+        },
+        Item: { id: (item: { id: string }) => (ran.push('Item.id'), item.id) },
+      },
+    });
+    const result = await execute({ schema, document: parse('{ first second items { id } }'), signal: controller.signal });
+    expect(ran).toEqual(['first', 'second', 'items']);
+    expect(JSON.parse(JSON.stringify(result))).toEqual({
+      errors: [{ message: 'Execution timed out.', locations: [{ line: 1, column: 24 }], path: ['items', 0, 'id'] }],
+      data: { first: 'done', second: 'late', items: [null] },
+    });
+  });
+});

@@ -55,6 +55,11 @@ export interface ExecuteArgs extends ExecutionArgs {
    * it as `extensions.cost.actual`: what the query really cost, beside its static estimate.
    */
   measureCost?: boolean;
+  /**
+   * Once aborted, no further field starts: each one that would have started fails with the
+   * signal's reason instead (a field error), so a timed-out or abandoned request stops working.
+   */
+  signal?: AbortSignal;
 }
 
 type ResultObject = Record<string, unknown>;
@@ -131,6 +136,7 @@ class Execution implements RequestScope, NulledPositions {
 
   /** The summed weight of the fields that ran, when measuring (see ExecuteArgs.measureCost). */
   actualCost: number | null;
+  readonly signal: AbortSignal | undefined;
   private weights: Map<FieldPlan, number> | null = null;
 
   constructor(plan: OperationPlan, args: ExecuteArgs, variableValues: Record<string, unknown>) {
@@ -144,6 +150,7 @@ class Execution implements RequestScope, NulledPositions {
     this.fieldResolver = args.fieldResolver ?? undefined;
     this.typeResolver = args.typeResolver ?? defaultTypeResolver;
     this.actualCost = args.measureCost === true ? 0 : null;
+    this.signal = args.signal ?? undefined;
   }
 
   /** A field's cost weight, worked out once per request. */
@@ -469,6 +476,10 @@ function executeField(
   result: ResultObject,
   parentPath: ResponsePath | undefined,
 ): void {
+  if (exec.signal !== undefined && exec.signal.aborted) {
+    stopField(exec, field, result, parentPath);
+    return;
+  }
   if (exec.actualCost !== null) exec.actualCost += exec.weightOf(field);
   if (exec.scheduler !== null && (field.resolve !== undefined || exec.fieldResolver !== undefined)) {
     runAsTask(exec.scheduler, resolveField, exec, field, source, result, parentPath);
@@ -535,6 +546,16 @@ function resolveField(
     exec.nullField(error, path);
     result[name] = null;
   }
+}
+
+/** The request was aborted: the field does not run, and fails as a field error would. */
+function stopField(exec: Execution, field: FieldPlan, result: ResultObject, parentPath: ResponsePath | undefined): void {
+  const reason = (exec.signal as AbortSignal).reason;
+  const path = fieldPath(field, parentPath);
+  const error = locatedError(reason instanceof Error ? reason : new Error('The request was aborted.'), field.fieldNodes, pathToArray(path));
+  if (!field.value.nullable) throw error;
+  exec.nullField(error, path);
+  result[field.responseName] = null;
 }
 
 function fieldPath(field: FieldPlan, parentPath: ResponsePath | undefined): ResponsePath {

@@ -167,6 +167,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
         variableValues: params.variables,
         contextValue,
         measureCost: reportCost,
+        signal: controller.signal,
       });
       const timedOut = new Promise<null>((resolve) => {
         timer = setTimeout(() => resolve(null), timeoutMs);
