@@ -18,8 +18,8 @@
  *
  * Environment: BENCH_HTTP_SECONDS (timed seconds per server per scenario, default 10),
  * BENCH_HTTP_WARMUP_SECONDS (untimed seconds first, default 2), BENCH_HTTP_CPU_PROF (a
- * directory: run every server under `--cpu-prof` and write `<server>-<scenario>.cpuprofile`
- * there).
+ * directory: run every server under `--cpu-prof`, writing its profiles into the folder
+ * `<server>-<scenario>` there; the main thread's is the largest).
  */
 import '../production-mode.ts';
 import autocannon from 'autocannon';
@@ -109,7 +109,8 @@ function startServer(name: ServerName, scenario: string, args: string[] = []): P
   const profileFlags =
     profileDir === undefined || profileDir === ''
       ? []
-      : ['--cpu-prof', `--cpu-prof-dir=${resolve(profileDir)}`, `--cpu-prof-name=${name}-${scenario}.cpuprofile`];
+      : // A folder per server and scenario: tsx's loader thread writes a profile of its own.
+        ['--cpu-prof', `--cpu-prof-dir=${resolve(profileDir, `${name}-${scenario}`)}`];
   const script = join(REPO_ROOT, 'bench', 'http', 'servers', `${name}.ts`);
   const child = spawn(process.execPath, [...profileFlags, '--import', 'tsx', script, ...args], {
     cwd: REPO_ROOT,
