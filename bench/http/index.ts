@@ -12,9 +12,11 @@
  * interleaved rounds (see `measureServers`).
  *
  * The report is a Markdown table of requests per second, p99 latency and ratios against the
- * ceiling and mercurius measured in the same run, then the CPU each side used: autocannon runs
+ * ceiling and mercurius measured in the same run, then the CPU each side used. autocannon runs
  * on one core, and when it uses all of it the fastest servers are measured against its limit
- * rather than their own, which the report then says. Nothing is asserted about speed.
+ * rather than their own, which the report then says; when neither side is busy, round trips
+ * bound the rate, and the server's CPU per request tells the servers apart instead. Nothing
+ * is asserted about speed.
  *
  * Environment: BENCH_HTTP_SECONDS (timed seconds per server per scenario, default 10),
  * BENCH_HTTP_WARMUP_SECONDS (untimed seconds first, default 2), BENCH_HTTP_CPU_PROF (a
@@ -381,12 +383,17 @@ function printReport(rows: readonly Row[], { seconds, warmupSeconds }: Timing): 
   }
 
   console.log();
-  console.log('CPU used during the timed runs, as a share of one core:');
+  // When neither side uses a whole core, the rate is bounded by round trips rather than by
+  // work, and the CPU each request cost the server is the better comparison.
+  console.log('CPU used during the timed runs (shares of one core; GC threads can take a server past 100%):');
   console.log();
-  console.log('| scenario | server | server CPU | load generator CPU |');
-  console.log('|---|---|--:|--:|');
+  console.log('| scenario | server | server CPU | server CPU per request (µs) | load generator CPU |');
+  console.log('|---|---|--:|--:|--:|');
   for (const row of rows) {
-    console.log(`| ${row.scenario} | ${row.server} | ${formatShare(row.serverCpu)} | ${formatShare(row.loadGeneratorCpu)} |`);
+    const perRequest = Math.round((row.serverCpu * 1e6) / row.requestsPerSecond);
+    console.log(
+      `| ${row.scenario} | ${row.server} | ${formatShare(row.serverCpu)} | ${perRequest} | ${formatShare(row.loadGeneratorCpu)} |`,
+    );
   }
   const saturated = rows.filter((row) => row.loadGeneratorCpu >= SATURATED_CPU);
   if (saturated.length > 0) {
