@@ -48,6 +48,12 @@ import type { Fragments } from './collectFields.ts';
 
 export type PromiseOrValue<T> = Promise<T> | T;
 
+/** What the executor reads of an AbortSignal. */
+export interface AbortState {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+}
+
 /** graphql-js's arguments, plus what only our executor offers. */
 export interface ExecuteArgs extends ExecutionArgs {
   /**
@@ -57,9 +63,10 @@ export interface ExecuteArgs extends ExecutionArgs {
   measureCost?: boolean;
   /**
    * Once aborted, no further field starts: each one that would have started fails with the
-   * signal's reason instead (a field error), so a timed-out or abandoned request stops working.
+   * reason instead (a field error), so a timed-out or abandoned request stops working. An
+   * AbortSignal will do, or any object with the same two members.
    */
-  signal?: AbortSignal;
+  signal?: AbortState;
 }
 
 type ResultObject = Record<string, unknown>;
@@ -136,7 +143,7 @@ class Execution implements RequestScope, NulledPositions {
 
   /** The summed weight of the fields that ran, when measuring (see ExecuteArgs.measureCost). */
   actualCost: number | null;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: AbortState | undefined;
   private weights: Map<FieldPlan, number> | null = null;
 
   constructor(plan: OperationPlan, args: ExecuteArgs, variableValues: Record<string, unknown>) {
@@ -550,7 +557,7 @@ function resolveField(
 
 /** The request was aborted: the field does not run, and fails as a field error would. */
 function stopField(exec: Execution, field: FieldPlan, result: ResultObject, parentPath: ResponsePath | undefined): void {
-  const reason = (exec.signal as AbortSignal).reason;
+  const reason = (exec.signal as AbortState).reason;
   const path = fieldPath(field, parentPath);
   const error = locatedError(reason instanceof Error ? reason : new Error('The request was aborted.'), field.fieldNodes, pathToArray(path));
   if (!field.value.nullable) throw error;

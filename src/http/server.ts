@@ -64,11 +64,11 @@ export function createServer(options: ServerOptions): GraphQLServer {
 
   async function listener(req: IncomingMessage, res: ServerResponse): Promise<void> {
     inFlight++;
-    res.once('close', finished);
-    const controller = new AbortController();
-    // The client went away before the response was complete: abandon its execution.
+    let onClientGone: (() => void) | null = null;
     res.once('close', () => {
-      if (!res.writableFinished) controller.abort(new Error('The client closed the connection.'));
+      finished();
+      // The client went away before the response was complete: abandon its execution.
+      if (!res.writableFinished && onClientGone !== null) onClientGone();
     });
     try {
       let body: string | null = null;
@@ -95,7 +95,9 @@ export function createServer(options: ServerOptions): GraphQLServer {
         headers: req.headers,
         body,
         raw: req,
-        signal: controller.signal,
+        onClientGone: (callback) => {
+          onClientGone = callback;
+        },
       };
       const [responseBody, init] = await handle(request);
       respond(res, init.status, init.headers, responseBody);
