@@ -384,8 +384,20 @@ function negotiateUncached(accept: string): string | null {
   return json || wildcard ? JSON_RESPONSE : null;
 }
 
-/** POST bodies are JSON in UTF-8; null when acceptable, else why not. */
+/** POST bodies are JSON in UTF-8; null when acceptable, else why not (by header value, remembered). */
 function checkContentType(contentType: string | undefined): string | null {
+  if (contentType === undefined) return checkContentTypeUncached(undefined);
+  let verdict = contentTypeVerdicts.get(contentType);
+  if (verdict === undefined) {
+    verdict = checkContentTypeUncached(contentType) ?? '';
+    contentTypeVerdicts.set(contentType, verdict);
+  }
+  return verdict === '' ? null : verdict;
+}
+
+const contentTypeVerdicts = new LruCache<string, string>(256);
+
+function checkContentTypeUncached(contentType: string | undefined): string | null {
   if (contentType === undefined || contentType.trim() === '') {
     return 'The request has no Content-Type; send application/json.';
   }

@@ -1,9 +1,15 @@
 /**
- * A bounded cache that forgets the least recently used entry first. A `Map` keeps insertion
- * order, so re-inserting on every hit makes its first key the least recently used one.
+ * A bounded cache that keeps what is used and forgets what is not.
+ *
+ * Two generations instead of an exact LRU list: hits in the young generation cost one Map
+ * lookup and no reordering, which matters on the hot path of every request. When the young
+ * generation is full it becomes the old one and the old one is dropped; an old entry that is
+ * used again moves back to the young generation. So an entry survives as long as it is used
+ * at least once every `capacity` insertions, and the cache never holds more than twice that.
  */
 export class LruCache<K, V> {
-  private readonly entries = new Map<K, V>();
+  private young = new Map<K, V>();
+  private old = new Map<K, V>();
   readonly capacity: number;
 
   constructor(capacity: number) {
@@ -14,24 +20,26 @@ export class LruCache<K, V> {
   }
 
   get(key: K): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
+    const value = this.young.get(key);
+    if (value !== undefined) return value;
+    const aged = this.old.get(key);
+    if (aged !== undefined) {
+      this.old.delete(key);
+      this.set(key, aged);
     }
-    return value;
+    return aged;
   }
 
   set(key: K, value: V): void {
     if (this.capacity === 0) return;
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.capacity) {
-      this.entries.delete(this.entries.keys().next().value as K);
+    if (this.young.size >= this.capacity && !this.young.has(key)) {
+      this.old = this.young;
+      this.young = new Map();
     }
+    this.young.set(key, value);
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.young.size + this.old.size;
   }
 }
