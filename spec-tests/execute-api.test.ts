@@ -195,6 +195,27 @@ describe('execute: the resolver contract (parent, args, context, info)', () => {
     expect((calls[0]![2] as GraphQLResolveInfo).fieldName).toBe('describe');
   });
 
+  it('reads a parent property once, as graphql-js does, whether or not its value is already in shape', () => {
+    const reads: string[] = [];
+    const parent = {
+      get name() {
+        reads.push('name');
+        return 'Ada';
+      },
+      get age() {
+        reads.push('age');
+        return 36.5;
+      },
+    };
+    const schema = buildSchema('type Person { name: String age: Int } type Query { person: Person }');
+    const result = execute({ schema, document: parse('{ person { name age } }'), rootValue: { person: parent } });
+    expect(JSON.parse(JSON.stringify(result))).toEqual({
+      errors: [{ message: 'Int cannot represent non-integer value: 36.5', locations: [{ line: 1, column: 21 }], path: ['person', 'age'] }],
+      data: { person: { name: 'Ada', age: null } },
+    });
+    expect(reads).toEqual(['name', 'age']);
+  });
+
   it('uses the given fieldResolver for fields without their own resolver', () => {
     const schema = buildSchema('type Query { a: String b: String }');
     const result = execute({

@@ -35,7 +35,7 @@ import type {
 } from 'graphql';
 import { inspect } from '../jsutils/inspect.ts';
 import { ResponsePath, pathToArray } from './path.ts';
-import { OperationPlan, ValueKind, planOperation } from './plan.ts';
+import { OperationPlan, PlainLeaf, ValueKind, planOperation } from './plan.ts';
 import type { AbstractPlan, ArgumentValues, FieldPlan, ListPlan, SelectionPlan, ValuePlan } from './plan.ts';
 import { fieldWeight } from '../analysis/analyze.ts';
 import { currentTask, newScheduler, runAsTask } from '../batching/scheduler.ts';
@@ -144,6 +144,8 @@ class Execution implements RequestScope, NulledPositions {
   /** The summed weight of the fields that ran, when measuring (see ExecuteArgs.measureCost). */
   actualCost: number | null;
   readonly signal: AbortState | undefined;
+  /** Whether plain leaf fields may take the shortcut in executeFields (nothing watches each field). */
+  readonly plainReads: boolean;
   private weights: Map<FieldPlan, number> | null = null;
 
   constructor(plan: OperationPlan, args: ExecuteArgs, variableValues: Record<string, unknown>) {
@@ -158,6 +160,7 @@ class Execution implements RequestScope, NulledPositions {
     this.typeResolver = args.typeResolver ?? defaultTypeResolver;
     this.actualCost = args.measureCost === true ? 0 : null;
     this.signal = args.signal ?? undefined;
+    this.plainReads = this.fieldResolver === undefined && this.actualCost === null && this.signal === undefined;
   }
 
   /** A field's cost weight, worked out once per request. */
@@ -431,6 +434,25 @@ class Execution implements RequestScope, NulledPositions {
 const NoArguments = function NoArguments() {} as unknown as new () => ArgumentValues;
 NoArguments.prototype = Object.create(null);
 
+/** Marks that resolveField must read the property itself. */
+const NOT_READ = Symbol('not read');
+
+/** Whether a value read off the parent can be stored as it is (what serialize would return). */
+function isPlainLeafValue(kind: PlainLeaf, value: unknown): boolean {
+  switch (kind) {
+    case PlainLeaf.String:
+      return typeof value === 'string';
+    case PlainLeaf.Int:
+      return ((value as number) | 0) === value;
+    case PlainLeaf.Float:
+      return typeof value === 'number' && Number.isFinite(value);
+    case PlainLeaf.Boolean:
+      return typeof value === 'boolean';
+    default:
+      return false;
+  }
+}
+
 /** A coercion failure of arguments that read variables, kept so every call of the field reports it. */
 class ArgumentsError {
   readonly error: unknown;
@@ -460,9 +482,23 @@ function executeFields(
   path: ResponsePath | undefined,
 ): PromiseOrValue<ResultObject> {
   const since = exec.work.mark();
+  // The shortcut below skips what a plain property read of the right type never needs:
+  // a resolver call, completion, serialization. It is off while anything watches each field.
+  const shortcut = exec.plainReads && typeof source === 'object' && source !== null;
   try {
     for (let i = 0; i < fields.length; i++) {
-      executeField(exec, fields[i] as FieldPlan, source, result, path);
+      const field = fields[i] as FieldPlan;
+      if (shortcut && field.plainLeaf !== PlainLeaf.None) {
+        const value = (source as Record<string, unknown>)[field.fieldName];
+        if (isPlainLeafValue(field.plainLeaf, value)) {
+          result[field.responseName] = value;
+        } else {
+          // The general way, with the value already read: a getter runs once, as in graphql-js.
+          resolveField(exec, field, source, result, path, value);
+        }
+        continue;
+      }
+      executeField(exec, field, source, result, path);
     }
   } catch (error) {
     const deferred = exec.work.defer(path, since, error);
@@ -506,6 +542,7 @@ function resolveField(
   source: unknown,
   result: ResultObject,
   parentPath: ResponsePath | undefined,
+  alreadyRead: unknown = NOT_READ,
 ): void {
   const name = field.responseName;
   if (field.isTypename) {
@@ -524,7 +561,7 @@ function resolveField(
       // (args, context, info). Arguments are coerced even if unused, so their errors surface.
       const args = field.hasArguments ? exec.argumentsOf(field) : undefined;
       if ((typeof source === 'object' && source !== null) || typeof source === 'function') {
-        value = (source as Record<string, unknown>)[field.fieldName];
+        value = alreadyRead !== NOT_READ ? alreadyRead : (source as Record<string, unknown>)[field.fieldName];
         if (typeof value === 'function') {
           value = (source as Record<string, (...a: unknown[]) => unknown>)[field.fieldName]!(
             args ?? Object.create(null),

@@ -101,6 +101,12 @@ export class FieldPlan {
   readonly resolve: GraphQLFieldResolver<unknown, unknown> | undefined;
   /** `__typename` needs no resolver call at all. */
   readonly isTypename: boolean;
+  /**
+   * For a field read straight off its parent (no resolver, no arguments) whose type is a
+   * built-in scalar: the JavaScript type a value must already have to be stored as it is.
+   * execute.ts takes a shortcut for such values; anything else goes the general way.
+   */
+  readonly plainLeaf: PlainLeaf;
   readonly value: ValuePlan;
   /** Whether the field declares arguments (then they are coerced even for the default resolver). */
   readonly hasArguments: boolean;
@@ -134,6 +140,7 @@ export class FieldPlan {
     this.isTypename = definition === TypeNameMetaFieldDef;
     this.value = planValue(definition.type);
     this.hasArguments = definition.args.length > 0 || (node.arguments?.length ?? 0) > 0;
+    this.plainLeaf = definition.resolve === undefined && !this.hasArguments ? plainLeafOf(definition.type) : PlainLeaf.None;
     const readsVariables = (node.arguments ?? []).some((argument) => containsVariable(argument.value));
     let staticArguments: ArgumentValues | undefined;
     let argumentsError: unknown;
@@ -319,6 +326,31 @@ function serializerFor(type: GraphQLLeafType): (value: unknown) => unknown {
       return (value) => (typeof value === 'number' && Number.isFinite(value) ? value : GraphQLFloat.serialize(value));
     default:
       return (value) => type.serialize(value);
+  }
+}
+
+export const enum PlainLeaf {
+  None,
+  String,
+  Int,
+  Float,
+  Boolean,
+}
+
+function plainLeafOf(type: GraphQLOutputType): PlainLeaf {
+  const named = isNonNullType(type) ? type.ofType : type;
+  switch (named) {
+    case GraphQLString:
+    case GraphQLID:
+      return PlainLeaf.String;
+    case GraphQLInt:
+      return PlainLeaf.Int;
+    case GraphQLFloat:
+      return PlainLeaf.Float;
+    case GraphQLBoolean:
+      return PlainLeaf.Boolean;
+    default:
+      return PlainLeaf.None;
   }
 }
 
