@@ -210,7 +210,7 @@ describe('execute: the resolver contract (parent, args, context, info)', () => {
     const schema = buildSchema('type Person { name: String age: Int } type Query { person: Person }');
     const result = execute({ schema, document: parse('{ person { name age } }'), rootValue: { person: parent } });
     expect(JSON.parse(JSON.stringify(result))).toEqual({
-      errors: [{ message: 'Int cannot represent non-integer value: 36.5', locations: [{ line: 1, column: 21 }], path: ['person', 'age'] }],
+      errors: [{ message: 'Int cannot represent non-integer value: 36.5', locations: [{ line: 1, column: 17 }], path: ['person', 'age'] }],
       data: { person: { name: 'Ada', age: null } },
     });
     expect(reads).toEqual(['name', 'age']);
