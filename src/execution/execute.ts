@@ -62,9 +62,10 @@ export interface ExecuteArgs extends ExecutionArgs {
    */
   measureCost?: boolean;
   /**
-   * Once aborted, no further field starts: each one that would have started fails with the
-   * reason instead (a field error), so a timed-out or abandoned request stops working. An
-   * AbortSignal will do, or any object with the same two members.
+   * Once aborted, no further resolver runs: each field that would have called one fails with
+   * the reason instead (a field error), so a timed-out or abandoned request stops working. (Plain
+   * property reads of values already in hand still complete.) An AbortSignal will do, or any
+   * object with the same two members.
    */
   signal?: AbortState;
 }
@@ -144,7 +145,7 @@ class Execution implements RequestScope, NulledPositions {
   /** The summed weight of the fields that ran, when measuring (see ExecuteArgs.measureCost). */
   actualCost: number | null;
   readonly signal: AbortState | undefined;
-  /** Whether plain leaf fields may take the shortcut in executeFields (nothing watches each field). */
+  /** Whether plain leaf fields may take the shortcut in executeFields (no custom default resolver). */
   readonly plainReads: boolean;
   private weights: Map<FieldPlan, number> | null = null;
 
@@ -160,7 +161,7 @@ class Execution implements RequestScope, NulledPositions {
     this.typeResolver = args.typeResolver ?? defaultTypeResolver;
     this.actualCost = args.measureCost === true ? 0 : null;
     this.signal = args.signal ?? undefined;
-    this.plainReads = this.fieldResolver === undefined && this.actualCost === null && this.signal === undefined;
+    this.plainReads = this.fieldResolver === undefined;
   }
 
   /** A field's cost weight, worked out once per request. */
@@ -482,8 +483,8 @@ function executeFields(
   path: ResponsePath | undefined,
 ): PromiseOrValue<ResultObject> {
   const since = exec.work.mark();
-  // The shortcut below skips what a plain property read of the right type never needs:
-  // a resolver call, completion, serialization. It is off while anything watches each field.
+  // The shortcut below skips what a plain property read of the right type never needs: a
+  // resolver call, completion, serialization. (An abort stops resolvers, not property reads.)
   const shortcut = exec.plainReads && typeof source === 'object' && source !== null;
   try {
     for (let i = 0; i < fields.length; i++) {
@@ -492,9 +493,10 @@ function executeFields(
         const value = (source as Record<string, unknown>)[field.fieldName];
         if (isPlainLeafValue(field.plainLeaf, value)) {
           result[field.responseName] = value;
+          if (exec.actualCost !== null) exec.actualCost += field.plainLeafWeight;
         } else {
           // The general way, with the value already read: a getter runs once, as in graphql-js.
-          resolveField(exec, field, source, result, path, value);
+          executeField(exec, field, source, result, path, value);
         }
         continue;
       }
@@ -518,6 +520,7 @@ function executeField(
   source: unknown,
   result: ResultObject,
   parentPath: ResponsePath | undefined,
+  alreadyRead: unknown = NOT_READ,
 ): void {
   if (exec.signal !== undefined && exec.signal.aborted) {
     stopField(exec, field, result, parentPath);
@@ -527,7 +530,7 @@ function executeField(
   if (exec.scheduler !== null && (field.resolve !== undefined || exec.fieldResolver !== undefined)) {
     runAsTask(exec.scheduler, resolveField, exec, field, source, result, parentPath);
   } else {
-    resolveField(exec, field, source, result, parentPath);
+    resolveField(exec, field, source, result, parentPath, alreadyRead);
   }
 }
 

@@ -44,6 +44,7 @@ import type {
   OperationDefinitionNode,
   SelectionSetNode,
 } from 'graphql';
+import { fieldWeight } from '../analysis/analyze.ts';
 import { selectOperation } from '../language/selectOperation.ts';
 import { collectFields, containsVariable, dependsOnVariables } from './collectFields.ts';
 import type { CollectedFields, Fragments } from './collectFields.ts';
@@ -118,6 +119,7 @@ export class FieldPlan {
   readonly staticArguments: ArgumentValues | undefined;
   readonly argumentsError: unknown;
   private readonly operation: OperationPlan;
+  private plainWeight: number | undefined;
   private selections: SelectionPlan | undefined;
   private selectionsByType: Map<GraphQLObjectType, SelectionPlan> | undefined;
 
@@ -153,6 +155,11 @@ export class FieldPlan {
     }
     this.staticArguments = staticArguments;
     this.argumentsError = argumentsError;
+  }
+
+  /** The cost weight of a plain leaf (it has no arguments, so the weight is fixed), worked out once. */
+  get plainLeafWeight(): number {
+    return (this.plainWeight ??= fieldWeight(this.definition, this.fieldNodes[0] as FieldNode, {}));
   }
 
   /** Whether arguments must be coerced per request (they read variables). */
