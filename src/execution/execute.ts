@@ -11,8 +11,12 @@
  *  - Asynchronous values are awaited *in place*: a field whose resolver returns a promise gets a
  *    placeholder in its parent's result object, and the promise's continuation writes the
  *    completed value there. graphql-js instead builds a promise per object and per list
- *    (`Promise.all`) and copies every result once more; we keep one counter of outstanding
- *    continuations per request and finish when it reaches zero.
+ *    (`Promise.all`) and copies every result once more; we keep a registry of outstanding
+ *    continuations per request (pendingWork.ts) and finish when it is empty.
+ *  - A field read straight off its parent, whose value already has its scalar's JavaScript
+ *    type, is stored as it is: no resolver call, no completion (executeFields).
+ *  - While BatchLoaders exist, each resolver call runs as a task of the request's batch
+ *    scheduler (batching/scheduler.ts), which sends loads when every task in flight waits on one.
  *
  * Errors (spec 6.4.4): a field error makes its position null; if the position is Non-Null the
  * null moves to the nearest nullable ancestor. Synchronously that is a thrown error caught by
