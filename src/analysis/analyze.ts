@@ -369,35 +369,36 @@ class Analyzer {
     if (this.inProgress.has(key)) return new Map();
     this.inProgress.add(key);
     const fields: Collected = new Map();
-    const visited = new Set<string>();
-    const walk = (selectionSet: SelectionSetNode): void => {
-      for (const selection of selectionSet.selections) {
-        if (!this.included(selection)) continue;
-        if (selection.kind === Kind.FIELD) {
-          const responseName = selection.alias?.value ?? selection.name.value;
-          const group = fields.get(responseName);
-          if (group === undefined) fields.set(responseName, [selection]);
-          else group.push(selection);
-        } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-          if (this.typeConditionMatches(selection.typeCondition?.name.value, type)) walk(selection.selectionSet);
-        } else {
-          const name = selection.name.value;
-          const fragment = this.fragments[name];
-          if (visited.has(name) || fragment === undefined) continue;
-          visited.add(name);
-          if (!this.typeConditionMatches(fragment.typeCondition.name.value, type)) continue;
-          for (const [responseName, nodes] of this.collect(fragment.selectionSet, type)) {
-            const group = fields.get(responseName);
-            if (group === undefined) fields.set(responseName, [...nodes]);
-            else group.push(...nodes);
-          }
-        }
-      }
-    };
-    walk(set);
+    this.collectInto(set, type, fields, new Set());
     this.inProgress.delete(key);
     this.collected.set(key, fields);
     return fields;
+  }
+
+  /** The walk of `collect`: fields of one selection set, inline fragments in place, spreads collected (and remembered) once. */
+  private collectInto(selectionSet: SelectionSetNode, type: GraphQLObjectType, fields: Collected, visited: Set<string>): void {
+    for (const selection of selectionSet.selections) {
+      if (!this.included(selection)) continue;
+      if (selection.kind === Kind.FIELD) {
+        const responseName = selection.alias?.value ?? selection.name.value;
+        const group = fields.get(responseName);
+        if (group === undefined) fields.set(responseName, [selection]);
+        else group.push(selection);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        if (this.typeConditionMatches(selection.typeCondition?.name.value, type)) this.collectInto(selection.selectionSet, type, fields, visited);
+      } else {
+        const name = selection.name.value;
+        const fragment = this.fragments[name];
+        if (visited.has(name) || fragment === undefined) continue;
+        visited.add(name);
+        if (!this.typeConditionMatches(fragment.typeCondition.name.value, type)) continue;
+        for (const [responseName, nodes] of this.collect(fragment.selectionSet, type)) {
+          const group = fields.get(responseName);
+          if (group === undefined) fields.set(responseName, [...nodes]);
+          else group.push(...nodes);
+        }
+      }
+    }
   }
 
   /**
