@@ -26,7 +26,7 @@ import { execute } from '../src/index.ts';
 import { runAnalysis } from './analysis.ts';
 import { measure } from './measure.ts';
 import type { Contender, Measurement, Operation } from './measure.ts';
-import { createBenchSchema, createDb } from './schema.ts';
+import { NESTED_QUERY, createBenchSchema, createDb } from './schema.ts';
 import type { BenchContext } from './schema.ts';
 
 /**
@@ -56,26 +56,6 @@ type EngineName = (typeof ENGINES)[number];
 /** The engine every other one is checked against. */
 const REFERENCE: EngineName = 'graphql-js';
 
-const NESTED_QUERY = /* GraphQL */ `
-  {
-    authors {
-      id
-      name
-      books {
-        id
-        title
-        pages
-        genre
-        rating
-        tags
-        author {
-          id
-          name
-        }
-      }
-    }
-  }
-`;
 
 function createScenarios(): Scenario[] {
   const contextValue = { db: createDb() };

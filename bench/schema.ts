@@ -159,3 +159,25 @@ export function createBenchSchema(mode: 'sync' | 'async'): GraphQLSchema {
   }
   return schema;
 }
+
+/** The nested-lists query of the executor and HTTP benchmarks: every book field, and its author. */
+export const NESTED_QUERY = /* GraphQL */ `
+  {
+    authors {
+      id
+      name
+      books {
+        id
+        title
+        pages
+        genre
+        rating
+        tags
+        author {
+          id
+          name
+        }
+      }
+    }
+  }
+`;
