@@ -23,22 +23,14 @@
  * Fragment cycles (invalid, but analysis may run before validation) count as empty.
  */
 import {
-  GraphQLIncludeDirective,
-  GraphQLSkipDirective,
   Kind,
-  SchemaMetaFieldDef,
-  TypeMetaFieldDef,
-  TypeNameMetaFieldDef,
-  getDirectiveValues,
   getNamedType,
   getVariableValues,
-  isAbstractType,
   isCompositeType,
   isInputObjectType,
   isListType,
   isNonNullType,
   isObjectType,
-  typeFromAST,
   GraphQLError,
 } from 'graphql';
 import type {
@@ -54,6 +46,8 @@ import type {
   SelectionSetNode,
   ValueNode,
 } from 'graphql';
+import { shouldInclude, typeConditionMatches } from '../language/collectFields.ts';
+import { fieldDefinition } from '../language/fieldDefinition.ts';
 import { selectOperation } from '../language/selectOperation.ts';
 import type { Fragments } from '../language/selectOperation.ts';
 import { costWeight, listSize } from './costDirectives.ts';
@@ -335,9 +329,13 @@ class Analyzer {
     let defaulted = false;
     for (const argumentName of slicingArguments) {
       const argumentNode = node.arguments?.find((argument) => argument.name.value === argumentName);
+      // A variable the request leaves out counts as the argument left out (CoerceArgumentValues):
+      // the argument's default applies.
+      const omitted =
+        argumentNode === undefined || (argumentNode.value.kind === Kind.VARIABLE && !(argumentNode.value.name.value in this.variables));
       let value: unknown;
-      if (argumentNode !== undefined) {
-        value = this.valueOf(argumentNode.value);
+      if (!omitted) {
+        value = this.valueOf((argumentNode as { value: ValueNode }).value);
         if (value != null) given++;
       } else {
         value = definition.args.find((argument) => argument.name === argumentName)?.defaultValue;
@@ -385,13 +383,13 @@ class Analyzer {
         if (group === undefined) fields.set(responseName, [selection]);
         else group.push(selection);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        if (this.typeConditionMatches(selection.typeCondition?.name.value, type)) this.collectInto(selection.selectionSet, type, fields, visited);
+        if (typeConditionMatches(this.schema, selection, type)) this.collectInto(selection.selectionSet, type, fields, visited);
       } else {
         const name = selection.name.value;
         const fragment = this.fragments[name];
         if (visited.has(name) || fragment === undefined) continue;
         visited.add(name);
-        if (!this.typeConditionMatches(fragment.typeCondition.name.value, type)) continue;
+        if (!typeConditionMatches(this.schema, fragment, type)) continue;
         for (const [responseName, nodes] of this.collect(fragment.selectionSet, type)) {
           const group = fields.get(responseName);
           if (group === undefined) fields.set(responseName, [...nodes]);
@@ -441,17 +439,10 @@ class Analyzer {
   private included(node: FieldNode | FragmentSpreadNode | InlineFragmentNode): boolean {
     if (node.directives === undefined || node.directives.length === 0) return true;
     try {
-      if (getDirectiveValues(GraphQLSkipDirective, node, this.variables)?.['if'] === true) return false;
-      return getDirectiveValues(GraphQLIncludeDirective, node, this.variables)?.['if'] !== false;
+      return shouldInclude(this.variables, node);
     } catch {
       return true;
     }
-  }
-
-  private typeConditionMatches(typeName: string | undefined, type: GraphQLObjectType): boolean {
-    if (typeName === undefined || typeName === type.name) return true;
-    const condition = typeFromAST(this.schema, { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: typeName } });
-    return condition !== undefined && isAbstractType(condition) && this.schema.isSubType(condition, type);
   }
 
   private idOf(set: SelectionSetNode): number {
@@ -486,13 +477,6 @@ function countListLevels(type: GraphQLOutputType): number {
       current = current.ofType;
     } else return levels;
   }
-}
-
-function fieldDefinition(schema: GraphQLSchema, parentType: GraphQLObjectType, name: string): GraphQLField<unknown, unknown> | undefined {
-  if (name === SchemaMetaFieldDef.name && schema.getQueryType() === parentType) return SchemaMetaFieldDef;
-  if (name === TypeMetaFieldDef.name && schema.getQueryType() === parentType) return TypeMetaFieldDef;
-  if (name === TypeNameMetaFieldDef.name) return TypeNameMetaFieldDef;
-  return parentType.getFields()[name];
 }
 
 /**

@@ -18,6 +18,8 @@
  */
 import { LoadPromise, currentTask, enableLevelBatching } from './scheduler.ts';
 import type { Dispatchable } from './scheduler.ts';
+import { describe } from '../jsutils/describe.ts';
+import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
 
 export type BatchResult<K, V> = ReadonlyArray<V | Error | null | undefined> | ReadonlyMap<K, V | Error | null | undefined>;
 
@@ -239,16 +241,4 @@ function settleKey<K, V, C>(entry: QueuedKey<K, V, C>, value: V | Error | null |
 
 function toError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null | undefined)?.then === 'function';
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (value === undefined) return 'undefined';
-  if (Array.isArray(value)) return 'an array';
-  const type = typeof value;
-  return type === 'object' ? 'an object' : `a ${type}`;
 }

@@ -48,7 +48,8 @@ import { PendingWork } from './pendingWork.ts';
 import type { Continuation, NulledPositions } from './pendingWork.ts';
 import { ResolveInfo } from './resolveInfo.ts';
 import type { RequestScope } from './resolveInfo.ts';
-import type { Fragments } from './collectFields.ts';
+import type { Fragments } from '../language/collectFields.ts';
+import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
 
 export type PromiseOrValue<T> = Promise<T> | T;
 
@@ -847,11 +848,3 @@ export const defaultTypeResolver: GraphQLTypeResolver<unknown, unknown> = (value
     return undefined;
   });
 };
-
-/** A promise or any thenable; primitives are ruled out before the (costly) lookup of `then`. */
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (
-    ((typeof value === 'object' && value !== null) || typeof value === 'function') &&
-    typeof (value as PromiseLike<unknown>).then === 'function'
-  );
-}

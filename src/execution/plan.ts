@@ -20,8 +20,6 @@ import {
   GraphQLID,
   GraphQLInt,
   GraphQLString,
-  SchemaMetaFieldDef,
-  TypeMetaFieldDef,
   TypeNameMetaFieldDef,
   getArgumentValues,
   isAbstractType,
@@ -45,9 +43,10 @@ import type {
   SelectionSetNode,
 } from 'graphql';
 import { fieldWeight } from '../analysis/analyze.ts';
+import { fieldDefinition } from '../language/fieldDefinition.ts';
 import { selectOperation } from '../language/selectOperation.ts';
-import { collectFields, containsVariable, dependsOnVariables } from './collectFields.ts';
-import type { CollectedFields, Fragments } from './collectFields.ts';
+import { collectFields, containsVariable, dependsOnVariables } from '../language/collectFields.ts';
+import type { CollectedFields, Fragments } from '../language/collectFields.ts';
 
 export type ArgumentValues = Record<string, unknown>;
 
@@ -248,7 +247,7 @@ export class SelectionPlan {
   private planFields(collected: CollectedFields): ReadonlyArray<FieldPlan> {
     const fields: FieldPlan[] = [];
     for (const [responseName, fieldNodes] of collected) {
-      const definition = fieldDefinition(this.operation.schema, this.type, fieldNodes[0] as FieldNode);
+      const definition = fieldDefinition(this.operation.schema, this.type, (fieldNodes[0] as FieldNode).name.value);
       // A field the type lacks cannot pass validation; like graphql-js, leave it out.
       if (definition !== undefined) fields.push(new FieldPlan(this.operation, this.type, responseName, fieldNodes, definition));
     }
@@ -280,19 +279,6 @@ function nodeId(node: FieldNode): string {
     nodeIds.set(node, id);
   }
   return 'n' + id;
-}
-
-/** GetFieldDef: the meta-fields `__schema` and `__type` exist only on the query root. */
-function fieldDefinition(
-  schema: GraphQLSchema,
-  parentType: GraphQLObjectType,
-  node: FieldNode,
-): GraphQLField<unknown, unknown> | undefined {
-  const name = node.name.value;
-  if (name === SchemaMetaFieldDef.name && schema.getQueryType() === parentType) return SchemaMetaFieldDef;
-  if (name === TypeMetaFieldDef.name && schema.getQueryType() === parentType) return TypeMetaFieldDef;
-  if (name === TypeNameMetaFieldDef.name) return TypeNameMetaFieldDef;
-  return parentType.getFields()[name];
 }
 
 function planValue(type: GraphQLOutputType): ValuePlan {

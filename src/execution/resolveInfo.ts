@@ -15,7 +15,7 @@ import type {
   OperationDefinitionNode,
 } from 'graphql';
 import type { FieldPlan } from './plan.ts';
-import type { Fragments } from './collectFields.ts';
+import type { Fragments } from '../language/collectFields.ts';
 import { ResponsePath } from './path.ts';
 
 /** What `info` needs to know about the request it belongs to. */

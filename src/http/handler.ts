@@ -24,9 +24,11 @@ import type { Limits } from '../analysis/limits.ts';
 import type { Analysis } from '../analysis/analyze.ts';
 import { execute } from '../execution/execute.ts';
 import { selectOperation } from '../language/selectOperation.ts';
+import type { SelectedOperation } from '../language/selectOperation.ts';
 import { GraphQLErrorCode, HttpErrorCode, codedError, httpErrorBody, withCode } from './errors.ts';
 import type { HttpError } from './errors.ts';
 import { LruCache } from './lruCache.ts';
+import { describe } from '../jsutils/describe.ts';
 
 /** A request as any transport can describe it. */
 export interface PlainRequest<Raw = unknown> {
@@ -88,6 +90,8 @@ const JSON_RESPONSE = 'application/json; charset=utf-8';
 interface PreparedDocument {
   readonly document: DocumentNode | null;
   readonly errors: ReadonlyArray<GraphQLError>;
+  /** The operation each operation name selects, found once. */
+  readonly selected: Map<string | null, SelectedOperation>;
   /** Limit checks of operations without variables, whose outcome cannot change (by operation name). */
   readonly checked: Map<string | null, { analysis: Analysis | null; errors: GraphQLError[] }>;
 }
@@ -123,12 +127,12 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     if (prepared === undefined) {
       const parsed = parseWithLimits(query, limits);
       if ('errors' in parsed) {
-        prepared = { document: null, errors: parsed.errors, checked: new Map() };
+        prepared = { document: null, errors: parsed.errors, selected: new Map(), checked: new Map() };
       } else {
         const errors = validate(schema, parsed.document, rules, { hideSuggestions: production }).map((error) =>
           withCode(error, GraphQLErrorCode.ValidationFailed),
         );
-        prepared = { document: errors.length > 0 ? null : parsed.document, errors, checked: new Map() };
+        prepared = { document: errors.length > 0 ? null : parsed.document, errors, selected: new Map(), checked: new Map() };
       }
       documents.set(query, prepared);
     }
@@ -140,7 +144,12 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     if (prepared.document === null) return { result: { errors: [...prepared.errors] }, requestError: true };
     const document = prepared.document;
 
-    const selected = selectOperation(document, params.operationName);
+    let selected: SelectedOperation | GraphQLError | undefined = prepared.selected.get(params.operationName);
+    if (selected === undefined) {
+      selected = selectOperation(document, params.operationName);
+      // Only names the document defines are kept: a client cannot grow the cache with made-up ones.
+      if (!(selected instanceof GraphQLError)) prepared.selected.set(params.operationName, selected);
+    }
     if (selected instanceof GraphQLError) {
       return { result: { errors: [withCode(selected, GraphQLErrorCode.OperationResolutionFailure)] }, requestError: true };
     }
@@ -214,12 +223,10 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
       const isVariableError = !('data' in result);
       errors = errors.map((error) => {
         if (isVariableError) return withCode(error, GraphQLErrorCode.BadUserInput);
+        // A resolver's GraphQLError is meant for the client (and keeps its code: located errors
+        // carry their original's extensions); anything else thrown is a fault, hidden in production.
         const original = error.originalError;
-        const expected = original instanceof GraphQLError || (original == null && error.extensions['code'] !== undefined);
-        if (expected && original instanceof GraphQLError && original.extensions['code'] !== undefined) {
-          return withCode(error, String(original.extensions['code']));
-        }
-        if (production && !expected) {
+        if (production && original != null && !(original instanceof GraphQLError)) {
           const requestId = randomUUID();
           log({ level: 'error', message: `Unexpected error in a resolver: ${error.message}`, requestId, error: original ?? error });
           return new GraphQLError('Unexpected error.', {
@@ -468,11 +475,4 @@ function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
     const tag = candidate.trim();
     return tag === etag || tag === `W/${etag}` || tag === '*';
   });
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  const type = typeof value;
-  return type === 'object' ? 'an object' : `a ${type}`;
 }

@@ -48,6 +48,7 @@ import type {
   GraphQLScalarSerializer,
   GraphQLScalarValueParser,
 } from 'graphql';
+import { describe } from '../jsutils/describe.ts';
 
 /** A field's resolver: the function itself, or an object carrying it (Apollo's long form). */
 export type FieldResolverConfig =
@@ -321,10 +322,4 @@ function expectFunction(name: string, value: unknown): void {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }

@@ -4,10 +4,11 @@
  *
  * The planner runs this once per (object type, field group) and keeps the result; it only runs
  * again per execution where `@skip`/`@include` read a variable, because then the answer depends
- * on the request's variables.
+ * on the request's variables. The analyzer (analysis/analyze.ts) shares its two predicates but
+ * walks with its own memo, one collection per (selection set, runtime type).
  */
 import { GraphQLIncludeDirective, GraphQLSkipDirective, Kind, getDirectiveValues, isAbstractType, typeFromAST } from 'graphql';
-import type { Fragments } from '../language/selectOperation.ts';
+import type { Fragments } from './selectOperation.ts';
 import type {
   DirectiveNode,
   FieldNode,
@@ -84,8 +85,11 @@ function collectInto(
   }
 }
 
-/** `@skip(if: true)` drops a selection; so does `@include(if: false)`; skip is checked first. */
-function shouldInclude(variableValues: Readonly<Record<string, unknown>>, node: Conditional): boolean {
+/**
+ * `@skip(if: true)` drops a selection; so does `@include(if: false)`; skip is checked first.
+ * Throws what graphql-js throws when the condition cannot be coerced.
+ */
+export function shouldInclude(variableValues: Readonly<Record<string, unknown>>, node: Conditional): boolean {
   if (node.directives === undefined || node.directives.length === 0) return true;
   const skip = getDirectiveValues(GraphQLSkipDirective, node, variableValues);
   if (skip?.['if'] === true) return false;
@@ -94,7 +98,7 @@ function shouldInclude(variableValues: Readonly<Record<string, unknown>>, node: 
 }
 
 /** DoesFragmentTypeApply (spec 6.3.2). */
-function typeConditionMatches(
+export function typeConditionMatches(
   schema: GraphQLSchema,
   fragment: FragmentDefinitionNode | InlineFragmentNode,
   type: GraphQLObjectType,
