@@ -18,7 +18,7 @@ import DataLoader from 'dataloader';
 import { execute as graphqlJsExecute, parse, validate } from 'graphql';
 import type { ExecutionResult } from 'graphql';
 import { BatchLoader, execute } from '../src/index.ts';
-import { createContext, createData, schema } from '../fixtures/batching/index.ts';
+import { THREE_LEVEL_QUERY, createContext, createData, schema } from '../fixtures/batching/index.ts';
 import type { BatchingContext, LoaderClass } from '../fixtures/batching/index.ts';
 
 /** The timed part is cut into this many rounds, each running every engine in turn. */
@@ -26,21 +26,6 @@ const ROUNDS = 10;
 
 /** How many requests are in flight at once in the concurrent half of each round. */
 const CONCURRENCY = 10;
-
-const QUERY = /* GraphQL */ `
-  {
-    viewer { name }
-    publishers {
-      id
-      name
-      authors {
-        id
-        name
-        books { id title publisher { id name } viewerRating }
-      }
-    }
-  }
-`;
 
 export interface NPlusOneOptions {
   /** The scenario's name, for messages. */
@@ -80,7 +65,7 @@ function readLatencyMs(): number {
 function createEngines(scenario: string, latencyMs: number): Engine[] {
   const data = createData({ publishers: 10, authorsPerPublisher: 10, booksPerAuthor: 10 });
   const roundTrip = () => new Promise<void>((resolve) => setTimeout(resolve, latencyMs));
-  const document = parse(QUERY);
+  const document = parse(THREE_LEVEL_QUERY);
   const validationErrors = validate(schema, document);
   if (validationErrors.length > 0) {
     throw new Error(`${scenario}: the query is not valid against the schema: ${validationErrors.join('; ')}`);

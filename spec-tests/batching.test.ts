@@ -12,23 +12,10 @@ import DataLoader from 'dataloader';
 import { execute as graphqlJsExecute, parse } from 'graphql';
 import type { ExecutionResult } from 'graphql';
 import { BatchLoader, execute } from '../src/index.ts';
-import { createContext, createData, delayFor, ratingOf, schema } from '../fixtures/batching/index.ts';
+import { THREE_LEVEL_QUERY, createContext, createData, delayFor, ratingOf, schema } from '../fixtures/batching/index.ts';
 import type { BatchingContext, Delay, LoaderClass, LoaderName } from '../fixtures/batching/index.ts';
 
-const THREE_LEVELS = parse(/* GraphQL */ `
-  {
-    viewer { name }
-    publishers {
-      id
-      name
-      authors {
-        id
-        name
-        books { id title publisher { id name } viewerRating }
-      }
-    }
-  }
-`);
+const THREE_LEVELS = parse(THREE_LEVEL_QUERY);
 
 const data = createData();
 

@@ -11,9 +11,9 @@
  */
 import http from 'node:http';
 import fc from 'fast-check';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { json, postJson, send, startServer } from './support/httpServer.ts';
-import type { SentResponse, StartedServer } from './support/httpServer.ts';
+import { describe, expect, it } from 'vitest';
+import { json, postJson, send, serveDuringSuite } from './support/httpServer.ts';
+import type { SentResponse } from './support/httpServer.ts';
 
 const RUNS = Number(process.env.HTTP_FUZZ_RUNS ?? 300);
 const SEED = process.env.HTTP_FUZZ_SEED === undefined ? undefined : Number(process.env.HTTP_FUZZ_SEED);
@@ -58,19 +58,7 @@ function chain(depth: number): string {
 }
 
 describe('malformed requests', () => {
-  let server: StartedServer;
-
-  beforeAll(async () => {
-    server = await startServer();
-  });
-
-  afterAll(async () => {
-    await server.close();
-  });
-
-  afterEach(() => {
-    server.probe.calls.length = 0;
-  });
+  const server = serveDuringSuite();
 
   describe('bodies that are not JSON', () => {
     it.each(['{ "query": ', '{ query: "{ hello }" }', "{ 'query': '{ hello }' }", '{"query":"{ hello }"}}', 'query { hello }', '\u0000'])(
@@ -265,15 +253,7 @@ describe('malformed requests', () => {
 });
 
 describe('deep documents with the token limit switched off', () => {
-  let server: StartedServer;
-
-  beforeAll(async () => {
-    server = await startServer({ limits: { tokens: false } });
-  });
-
-  afterAll(async () => {
-    await server.close();
-  });
+  const server = serveDuringSuite({ limits: { tokens: false } });
 
   it('refuses a document nested 100 levels deep with DEPTH_LIMIT_EXCEEDED', async () => {
     const response = await postJson(server.url, { query: chain(100) }, 'application/graphql-response+json');
@@ -299,15 +279,7 @@ describe('deep documents with the token limit switched off', () => {
 });
 
 describe('random input', () => {
-  let server: StartedServer;
-
-  beforeAll(async () => {
-    server = await startServer({ log: () => undefined });
-  });
-
-  afterAll(async () => {
-    await server.close();
-  });
+  const server = serveDuringSuite({ log: () => undefined });
 
   const TOKENS = [
     '{', '}', '(', ')', ':', '...', '$n', '!', '[', ']', '@skip(if: true)', 'on', 'Node', 'Query', 'query', 'mutation',

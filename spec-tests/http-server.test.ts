@@ -10,8 +10,8 @@ import http from 'node:http';
 import net from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import { GraphQLError } from 'graphql';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { json, postJson, send, startServer } from './support/httpServer.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, postJson, send, serveDuringSuite, startServer } from './support/httpServer.ts';
 import type { StartedServer, TestContext } from './support/httpServer.ts';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
@@ -56,19 +56,7 @@ function tryConnect(port: number): Promise<NodeJS.ErrnoException | null> {
 }
 
 describe('one server with the default options', () => {
-  let server: StartedServer;
-
-  beforeAll(async () => {
-    server = await startServer();
-  });
-
-  afterAll(async () => {
-    await server.close();
-  });
-
-  afterEach(() => {
-    server.probe.calls.length = 0;
-  });
+  const server = serveDuringSuite();
 
   describe('POST application/json', () => {
     it('executes the query and answers 200 with the result and its cost', async () => {
@@ -472,15 +460,7 @@ describe('one server with the default options', () => {
 });
 
 describe('limits', () => {
-  let server: StartedServer;
-
-  beforeAll(async () => {
-    server = await startServer({ limits: { depth: 3, cost: 5 } });
-  });
-
-  afterAll(async () => {
-    await server.close();
-  });
+  const server = serveDuringSuite({ limits: { depth: 3, cost: 5 } });
 
   it('refuses a query deeper than the limit with DEPTH_LIMIT_EXCEEDED, before any resolver runs', async () => {
     const response = await postJson(server.url, { query: '{ node { child { child { child { id } } } } }' }, 'application/graphql-response+json');

@@ -17,6 +17,7 @@ import { GraphQLError } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
 import { createServer, makeSchema } from '../../src/index.ts';
 import type { GraphQLServer, ServerOptions } from '../../src/index.ts';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 
 const TYPE_DEFS = /* GraphQL */ `
   type Query {
@@ -192,6 +193,45 @@ export async function startServer(options: Partial<ServerOptions> = {}): Promise
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+  };
+}
+
+/**
+ * One server for a whole `describe` block: started before its first test, closed after its last,
+ * with the probe's record of resolver calls cleared between tests. Read it inside the tests.
+ */
+export function serveDuringSuite(options: Partial<ServerOptions> = {}): StartedServer {
+  let started: StartedServer | undefined;
+  beforeAll(async () => {
+    started = await startServer(options);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  afterEach(() => {
+    started?.probe.calls.splice(0);
+  });
+  const current = (): StartedServer => {
+    if (started === undefined) throw new Error('serveDuringSuite: the server is read before the suite started it.');
+    return started;
+  };
+  return {
+    get url() {
+      return current().url;
+    },
+    get origin() {
+      return current().origin;
+    },
+    get port() {
+      return current().port;
+    },
+    get server() {
+      return current().server;
+    },
+    get probe() {
+      return current().probe;
+    },
+    close: () => current().close(),
   };
 }
 
