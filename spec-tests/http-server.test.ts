@@ -514,10 +514,10 @@ describe('options', () => {
     expect(json(elsewhere)).toEqual({ error: { code: 'NOT_FOUND', message: 'Nothing is served at /graphql; the GraphQL endpoint is /api.' } });
   });
 
-  it('calls the context factory once per request, with the request and its signal', async () => {
+  it('calls the context factory once per request, with the request and a scope holding its signal', async () => {
     const seen: Array<{ request: IncomingMessage; signal: AbortSignal }> = [];
     const server = await start({
-      context: async (request, signal): Promise<TestContext> => {
+      context: async (request, { signal }): Promise<TestContext> => {
         seen.push({ request, signal });
         return { request, signal, user: String(request.headers['x-user']) };
       },

@@ -29,6 +29,7 @@ import { GraphQLErrorCode, HttpErrorCode, codedError, httpErrorBody, withCode } 
 import type { HttpError } from './errors.ts';
 import { LruCache } from './lruCache.ts';
 import { describe } from '../jsutils/describe.ts';
+import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
 
 /** A request as any transport can describe it. */
 export interface PlainRequest<Raw = unknown> {
@@ -42,11 +43,22 @@ export interface PlainRequest<Raw = unknown> {
   /** The transport's own request object, handed to the context factory. */
   readonly raw: Raw;
   /**
-   * Registers a callback for the client going away before the response is complete. (A hook
-   * rather than an AbortSignal: on Node 20 creating a signal costs several microseconds, which is
-   * a fifth of a small request's whole time, so signals are made only when someone asks.)
+   * Registers a callback for the client going away before the response is complete; called
+   * at once if it already has. The handler registers only for executions that go asynchronous:
+   * a synchronous one is over before the transport could notice anything. (A hook rather than
+   * an AbortSignal: on Node 20 creating a signal costs several microseconds, a tenth of a small
+   * request's whole time, so signals are made only when someone asks; see OperationAbort.)
    */
-  readonly onClientGone?: (callback: () => void) => void;
+  onClientGone?(callback: () => void): void;
+}
+
+/** What a context factory receives beside the request. */
+export interface OperationScope {
+  /**
+   * Aborts when the execution times out or the client goes away. Made on first read (a signal
+   * is dear on Node 20), so read it only where it is used, or keep the scope itself.
+   */
+  readonly signal: AbortSignal;
 }
 
 export interface ResponseInit {
@@ -55,6 +67,9 @@ export interface ResponseInit {
 }
 
 export type HandlerResponse = [body: string | null, init: ResponseInit];
+
+/** A value now, or a promise of it: the handler answers synchronously when execution is synchronous. */
+export type MaybePromise<T> = T | Promise<T>;
 
 export interface LogEntry {
   level: 'error' | 'info';
@@ -65,8 +80,11 @@ export interface LogEntry {
 
 export interface HandlerOptions<Raw = unknown> {
   schema: GraphQLSchema;
-  /** The per-request context: where loaders and the caller's identity come from. */
-  context?: (request: Raw, signal: AbortSignal) => unknown;
+  /**
+   * The per-request context: where loaders and the caller's identity come from. It may return a
+   * promise. Without a factory, the context is `{ request, signal }`.
+   */
+  context?: (request: Raw, scope: OperationScope) => unknown;
   /** Where the endpoint is (default `/graphql`). */
   path?: string;
   limits?: Partial<Limits>;
@@ -110,7 +128,7 @@ interface OperationOutcome {
 }
 
 /** Builds the handler: a function from a plain request to `[body, init]`. */
-export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (request: PlainRequest<Raw>) => Promise<HandlerResponse> {
+export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (request: PlainRequest<Raw>) => MaybePromise<HandlerResponse> {
   const path = options.path ?? '/graphql';
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const production = options.production ?? process.env.NODE_ENV === 'production';
@@ -139,7 +157,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     return prepared;
   }
 
-  async function runOperation(params: RequestParams, method: string, request: PlainRequest<Raw>): Promise<OperationOutcome | HandlerResponse> {
+  function runOperation(params: RequestParams, method: string, request: PlainRequest<Raw>): MaybePromise<OperationOutcome | HandlerResponse> {
     const prepared = prepare(params.query);
     if (prepared.document === null) return { result: { errors: [...prepared.errors] }, requestError: true };
     const document = prepared.document;
@@ -168,15 +186,22 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     if (checked.errors.length > 0) return { result: { errors: checked.errors }, requestError: true };
 
     const abort = new OperationAbort();
-    request.onClientGone?.(() => abort.abort(new Error('The client closed the connection.')));
-    const contextValue = options.context
-      ? await options.context(request.raw, abort.signal)
-      : {
-          request: request.raw,
-          get signal() {
-            return abort.signal;
-          },
-        };
+    const contextValue = options.context ? options.context(request.raw, abort) : new DefaultContext(request.raw, abort);
+    if (isPromiseLike(contextValue)) {
+      return Promise.resolve(contextValue).then((resolved) => executeOperation(document, params, checked.analysis, request, abort, resolved));
+    }
+    return executeOperation(document, params, checked.analysis, request, abort, contextValue);
+  }
+
+  /** Runs a checked operation; a synchronous execution is answered at once, an asynchronous one within the timeout. */
+  function executeOperation(
+    document: DocumentNode,
+    params: RequestParams,
+    analysis: Analysis | null,
+    request: PlainRequest<Raw>,
+    abort: OperationAbort,
+    contextValue: unknown,
+  ): MaybePromise<OperationOutcome> {
     const executed = execute({
       schema,
       document,
@@ -186,22 +211,21 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
       measureCost: reportCost,
       signal: abort,
     });
-    if (!(executed instanceof Promise)) return { result: finishResult(executed, checked.analysis), requestError: !('data' in executed) };
+    if (!(executed instanceof Promise)) return { result: finishResult(executed, analysis), requestError: !('data' in executed) };
+    request.onClientGone?.(() => abort.abort(new Error('The client closed the connection.')));
     let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      const timedOut = new Promise<null>((resolve) => {
-        timer = setTimeout(() => resolve(null), timeoutMs);
-      });
-      const result = await Promise.race([executed, timedOut]);
+    const timedOut = new Promise<null>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs, null);
+    });
+    return Promise.race([executed, timedOut]).then((result): OperationOutcome => {
+      clearTimeout(timer);
       if (result === null) {
         abort.abort(new Error(`Execution timed out after ${timeoutMs} ms.`));
         const error = codedError(`Execution timed out after ${timeoutMs} ms.`, GraphQLErrorCode.Timeout);
         return { result: { errors: [error], data: null }, requestError: false };
       }
-      return { result: finishResult(result, checked.analysis), requestError: !('data' in result) };
-    } finally {
-      clearTimeout(timer);
-    }
+      return { result: finishResult(result, analysis), requestError: !('data' in result) };
+    });
   }
 
   /** Limits, checked once per operation when nothing in them depends on variables. */
@@ -248,7 +272,37 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     return finished;
   }
 
-  return async function handle(request: PlainRequest<Raw>): Promise<HandlerResponse> {
+  /** The response to a request's outcomes: its media type, status, and for GET an ETag (or 304). */
+  function respondWith(request: PlainRequest<Raw>, mediaType: string, outcomes: OperationOutcome[], batched: boolean): HandlerResponse {
+    const body = JSON.stringify(batched ? outcomes.map((outcome) => outcome.result) : (outcomes[0] as OperationOutcome).result);
+    const status = mediaType === GRAPHQL_RESPONSE && !batched && (outcomes[0] as OperationOutcome).requestError ? 400 : 200;
+    const headers: Record<string, string> = { 'content-type': mediaType };
+    if (request.method === 'GET' && status === 200) {
+      const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+      headers['etag'] = etag;
+      headers['cache-control'] = 'no-cache';
+      if (matchesEtag(header(request, 'if-none-match'), etag)) return [null, { status: 304, headers: { etag } }];
+    }
+    return [body, { status, headers }];
+  }
+
+  /** A batch's operations run one after another; each gets its own result. */
+  async function runBatch(request: PlainRequest<Raw>, mediaType: string, items: unknown[]): Promise<HandlerResponse> {
+    const outcomes: OperationOutcome[] = [];
+    for (const item of items) {
+      const params = readParams(item);
+      if (params instanceof GraphQLError) {
+        outcomes.push({ result: { errors: [params] }, requestError: true });
+        continue;
+      }
+      const outcome = await runOperation(params, request.method, request);
+      if (Array.isArray(outcome)) return outcome;
+      outcomes.push(outcome);
+    }
+    return respondWith(request, mediaType, outcomes, true);
+  }
+
+  return function handle(request: PlainRequest<Raw>): MaybePromise<HandlerResponse> {
     const queryStart = request.url.indexOf('?');
     const pathname = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
     if (pathname !== path) return httpFailure(HttpErrorCode.NotFound, `Nothing is served at ${pathname}; the GraphQL endpoint is ${path}.`);
@@ -286,36 +340,19 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
       }
     }
 
-    const batched = Array.isArray(payload);
-    const items = batched ? (payload as unknown[]) : [payload];
-    if (batched) {
-      if (items.length === 0) return graphqlFailure(mediaType, codedError('The batch is empty.', GraphQLErrorCode.BadRequest));
-      const tooMany = checkBatchSize(items.length, limits);
+    if (Array.isArray(payload)) {
+      if (payload.length === 0) return graphqlFailure(mediaType, codedError('The batch is empty.', GraphQLErrorCode.BadRequest));
+      const tooMany = checkBatchSize(payload.length, limits);
       if (tooMany !== null) return graphqlFailure(mediaType, tooMany);
+      return runBatch(request, mediaType, payload);
     }
-    const outcomes: OperationOutcome[] = [];
-    for (const item of items) {
-      const params = readParams(item);
-      if (params instanceof GraphQLError) {
-        if (!batched) return graphqlFailure(mediaType, params);
-        outcomes.push({ result: { errors: [params] }, requestError: true });
-        continue;
-      }
-      const outcome = await runOperation(params, method, request);
-      if (Array.isArray(outcome)) return outcome;
-      outcomes.push(outcome);
+    const params = readParams(payload);
+    if (params instanceof GraphQLError) return graphqlFailure(mediaType, params);
+    const outcome = runOperation(params, method, request);
+    if (outcome instanceof Promise) {
+      return outcome.then((settled) => (Array.isArray(settled) ? settled : respondWith(request, mediaType, [settled], false)));
     }
-
-    const body = JSON.stringify(batched ? outcomes.map((outcome) => outcome.result) : (outcomes[0] as OperationOutcome).result);
-    const status = mediaType === GRAPHQL_RESPONSE && !batched && (outcomes[0] as OperationOutcome).requestError ? 400 : 200;
-    const headers: Record<string, string> = { 'content-type': mediaType };
-    if (method === 'GET' && status === 200) {
-      const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
-      headers['etag'] = etag;
-      headers['cache-control'] = 'no-cache';
-      if (matchesEtag(header(request, 'if-none-match'), etag)) return [null, { status: 304, headers: { etag } }];
-    }
-    return [body, { status, headers }];
+    return Array.isArray(outcome) ? outcome : respondWith(request, mediaType, [outcome], false);
   };
 }
 
@@ -323,7 +360,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
  * Whether an operation was abandoned (timeout, client gone), readable as a plain flag by the
  * executor, and as an AbortSignal by resolvers, made only if one asks for it.
  */
-class OperationAbort {
+class OperationAbort implements OperationScope {
   aborted = false;
   reason: unknown = undefined;
   private controller: AbortController | null = null;
@@ -341,6 +378,21 @@ class OperationAbort {
     this.aborted = true;
     this.reason = reason;
     this.controller?.abort(reason);
+  }
+}
+
+/** The context when the server has no factory: the transport's request, and the operation's signal (made when read). */
+class DefaultContext<Raw> {
+  readonly request: Raw;
+  private readonly scope: OperationScope;
+
+  constructor(request: Raw, scope: OperationScope) {
+    this.request = request;
+    this.scope = scope;
+  }
+
+  get signal(): AbortSignal {
+    return this.scope.signal;
   }
 }
 

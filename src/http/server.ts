@@ -11,9 +11,10 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHandler } from './handler.ts';
-import type { HandlerOptions, PlainRequest } from './handler.ts';
+import type { HandlerOptions, HandlerResponse, PlainRequest } from './handler.ts';
 import { HttpErrorCode, httpErrorBody } from './errors.ts';
 import type { HttpError } from './errors.ts';
 
@@ -40,11 +41,18 @@ const JSON_RESPONSE = 'application/json; charset=utf-8';
 export function createServer(options: ServerOptions): GraphQLServer {
   const handle = createHandler<IncomingMessage>(options);
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const log = options.log ?? ((entry) => console.error(entry.message, entry.error));
+  // Requests between arrival and their response (or their client's leaving), for shutdown().
   let inFlight = 0;
   let onDrained: (() => void) | null = null;
 
+  function finished(): void {
+    inFlight--;
+    if (inFlight === 0 && onDrained !== null) onDrained();
+  }
+
   function respond(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null): void {
+    finished();
     if (res.headersSent || res.destroyed) return;
     if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
     res.writeHead(status, headers);
@@ -57,61 +65,96 @@ export function createServer(options: ServerOptions): GraphQLServer {
     respond(res, error[1], headers, httpErrorBody(error, message));
   }
 
-  function finished(): void {
-    inFlight--;
-    if (inFlight === 0 && onDrained !== null) onDrained();
+  function failOutside(res: ServerResponse, error: unknown): void {
+    log({ level: 'error', message: 'The server failed outside execution.', error });
+    fail(res, HttpErrorCode.InternalServerError, 'The server failed to handle the request.');
   }
 
-  async function listener(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    inFlight++;
-    let onClientGone: (() => void) | null = null;
-    res.once('close', () => {
-      finished();
-      // The client went away before the response was complete: abandon its execution.
-      if (!res.writableFinished && onClientGone !== null) onClientGone();
-    });
+  /**
+   * Hands a request with its body (null: none) to the handler, and its answer to the client. A
+   * synchronous answer is written at once, with no promise in between.
+   */
+  function dispatch(req: IncomingMessage, res: ServerResponse, body: string | null): void {
+    let answer: HandlerResponse | Promise<HandlerResponse>;
     try {
-      let body: string | null = null;
-      if (req.method === 'POST') {
-        const read = await readBody(req, maxBodyBytes);
-        if (read === 'too large') {
-          fail(res, HttpErrorCode.PayloadTooLarge, `The request body is larger than ${maxBodyBytes} bytes.`, true);
-          req.resume();
-          return;
-        }
-        if (read === 'aborted') return;
-        if (read.length > 0) {
-          try {
-            body = decoder.decode(read);
-          } catch {
-            fail(res, HttpErrorCode.InvalidUtf8, 'The request body is not valid UTF-8.');
-            return;
-          }
-        }
-      }
-      const request: PlainRequest<IncomingMessage> = {
-        method: req.method ?? 'GET',
-        url: req.url ?? '/',
-        headers: req.headers,
-        body,
-        raw: req,
-        onClientGone: (callback) => {
-          onClientGone = callback;
-        },
-      };
-      const [responseBody, init] = await handle(request);
-      respond(res, init.status, init.headers, responseBody);
+      answer = handle(new NodeRequest(req, res, body));
     } catch (error) {
-      (options.log ?? ((entry) => console.error(entry.message, entry.error)))({
-        level: 'error',
-        message: 'The server failed outside execution.',
-        error,
-      });
-      fail(res, HttpErrorCode.InternalServerError, 'The server failed to handle the request.');
+      failOutside(res, error);
+      return;
+    }
+    if (answer instanceof Promise) {
+      answer.then(
+        ([responseBody, init]) => respond(res, init.status, init.headers, responseBody),
+        (error: unknown) => failOutside(res, error),
+      );
+    } else {
+      respond(res, answer[1].status, answer[1].headers, answer[0]);
     }
   }
 
-  const onRequest = (req: IncomingMessage, res: ServerResponse) => void listener(req, res);
+  /** The whole body has arrived: decode it (UTF-8 only) and dispatch. */
+  function bodyReceived(req: IncomingMessage, res: ServerResponse, bytes: Buffer): void {
+    if (bytes.length === 0) {
+      dispatch(req, res, null);
+    } else if (!isUtf8(bytes)) {
+      fail(res, HttpErrorCode.InvalidUtf8, 'The request body is not valid UTF-8.');
+    } else {
+      dispatch(req, res, bytes.toString('utf8'));
+    }
+  }
+
+  function tooLarge(req: IncomingMessage, res: ServerResponse): void {
+    fail(res, HttpErrorCode.PayloadTooLarge, `The request body is larger than ${maxBodyBytes} bytes.`, true);
+    req.resume();
+  }
+
+  /**
+   * Reads a request body, but never more than `maxBodyBytes`: a Content-Length over it is
+   * refused before reading, and a body that grows past it is abandoned while it streams in.
+   * Callbacks rather than a promise: most bodies arrive in one chunk, and the request is then
+   * answered in the same turn of the event loop that read it.
+   */
+  function readBody(req: IncomingMessage, res: ServerResponse): void {
+    const declared = Number(req.headers['content-length']);
+    if (declared > maxBodyBytes) {
+      tooLarge(req, res);
+      return;
+    }
+    let first: Buffer | null = null;
+    let chunks: Buffer[] | null = null;
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > maxBodyBytes) {
+        done = true;
+        tooLarge(req, res);
+      } else if (first === null) {
+        first = chunk;
+      } else {
+        (chunks ??= [first]).push(chunk);
+      }
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      bodyReceived(req, res, chunks !== null ? Buffer.concat(chunks) : (first ?? EMPTY));
+    });
+    req.on('error', () => {
+      if (done) return;
+      // The client went away mid-body: there is no one to answer.
+      done = true;
+      finished();
+    });
+  }
+
+  function onRequest(req: IncomingMessage, res: ServerResponse): void {
+    inFlight++;
+    if (req.method === 'POST') readBody(req, res);
+    else dispatch(req, res, null);
+  }
+
   const server = (
     options.tls
       ? https.createServer({ key: options.tls.key, cert: options.tls.cert, minVersion: 'TLSv1.2' }, onRequest)
@@ -136,33 +179,35 @@ export function createServer(options: ServerOptions): GraphQLServer {
   return server;
 }
 
-/**
- * Reads a request body, but never more than `limit` bytes: a Content-Length over it is refused
- * before reading, and a body that grows past it is abandoned while it streams in.
- */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too large' | 'aborted'> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.resolve('too large');
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (value: Buffer | 'too large' | 'aborted') => {
-      if (done) return;
-      done = true;
-      resolve(value);
-    };
-    req.on('data', (chunk: Buffer) => {
-      if (done) return;
-      size += chunk.length;
-      if (size > limit) {
-        finish('too large');
-        return;
-      }
-      chunks.push(chunk);
+const EMPTY = Buffer.alloc(0);
+
+/** A node request as the handler sees it: a class, so that no closure is made per request. */
+class NodeRequest implements PlainRequest<IncomingMessage> {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingMessage['headers'];
+  readonly body: string | null;
+  readonly raw: IncomingMessage;
+  private readonly res: ServerResponse;
+
+  constructor(req: IncomingMessage, res: ServerResponse, body: string | null) {
+    this.method = req.method ?? 'GET';
+    this.url = req.url ?? '/';
+    this.headers = req.headers;
+    this.body = body;
+    this.raw = req;
+    this.res = res;
+  }
+
+  /** The response closing before it was complete means the client went away. */
+  onClientGone(callback: () => void): void {
+    const res = this.res;
+    if (res.closed) {
+      if (!res.writableFinished) callback();
+      return;
+    }
+    res.once('close', () => {
+      if (!res.writableFinished) callback();
     });
-    req.on('end', () => finish(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
-    req.on('error', () => finish('aborted'));
-    req.on('aborted', () => finish('aborted'));
-  });
+  }
 }
