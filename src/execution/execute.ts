@@ -39,8 +39,8 @@ import type {
 } from 'graphql';
 import { inspect } from '../jsutils/inspect.ts';
 import { ResponsePath, pathToArray } from './path.ts';
-import { OperationPlan, PlainLeaf, ValueKind, planOperation } from './plan.ts';
-import type { AbstractPlan, ArgumentValues, FieldPlan, ListPlan, SelectionPlan, ValuePlan } from './plan.ts';
+import { NOT_PLAIN, OperationPlan, ValueKind, planOperation } from './plan.ts';
+import type { AbstractPlan, ArgumentValues, FieldPlan, ListPlan, ObjectPlan, SelectionPlan, ValuePlan } from './plan.ts';
 import { fieldWeight } from '../analysis/analyze.ts';
 import { currentTask, newScheduler, runAsTask } from '../batching/scheduler.ts';
 import type { BatchScheduler } from '../batching/scheduler.ts';
@@ -211,7 +211,7 @@ class Execution implements RequestScope, NulledPositions {
     } else {
       try {
         const data = executeFields(this, fields, this.rootValue, this.data as ResultObject, undefined);
-        if (isPromiseLike(data)) this.awaitRootFailure(data);
+        if (data instanceof Promise) this.awaitRootFailure(data);
       } catch (error) {
         this.failRoot(error as GraphQLError);
       }
@@ -349,7 +349,7 @@ class Execution implements RequestScope, NulledPositions {
             this.store(container, key, path, resolved);
           } else {
             const completed = completeValue(this, field, plan, resolved, path);
-            if (isPromiseLike(completed)) this.await(completed, field, null, container, key, path);
+            if (completed instanceof Promise) this.await(completed, field, null, container, key, path);
             else this.store(container, key, path, completed);
           }
         } catch (error) {
@@ -440,24 +440,16 @@ class Execution implements RequestScope, NulledPositions {
 const NoArguments = function NoArguments() {} as unknown as new () => ArgumentValues;
 NoArguments.prototype = Object.create(null);
 
-/** Marks that resolveField must read the property itself. */
-const NOT_READ = Symbol('not read');
-
-/** Whether a value read off the parent can be stored as it is (what serialize would return). */
-function isPlainLeafValue(kind: PlainLeaf, value: unknown): boolean {
-  switch (kind) {
-    case PlainLeaf.String:
-      return typeof value === 'string';
-    case PlainLeaf.Int:
-      return ((value as number) | 0) === value;
-    case PlainLeaf.Float:
-      return typeof value === 'number' && Number.isFinite(value);
-    case PlainLeaf.Boolean:
-      return typeof value === 'boolean';
-    default:
-      return false;
+/** A property read that threw, carried to resolveField so that it fails there as a field error. */
+class FailedRead {
+  readonly error: unknown;
+  constructor(error: unknown) {
+    this.error = error;
   }
 }
+
+/** Marks that resolveField must read the property itself. */
+const NOT_READ = Symbol('not read');
 
 /** A coercion failure of arguments that read variables, kept so every call of the field reports it. */
 class ArgumentsError {
@@ -494,11 +486,19 @@ function executeFields(
   try {
     for (let i = 0; i < fields.length; i++) {
       const field = fields[i] as FieldPlan;
-      if (shortcut && field.plainLeaf !== PlainLeaf.None) {
-        const value = (source as Record<string, unknown>)[field.fieldName];
-        if (isPlainLeafValue(field.plainLeaf, value)) {
-          result[field.responseName] = value;
-          if (exec.actualCost !== null) exec.actualCost += field.plainLeafWeight;
+      const plainRead = field.plainRead;
+      if (shortcut && plainRead !== null) {
+        let value: unknown;
+        try {
+          value = (source as Record<string, unknown>)[field.fieldName];
+        } catch (error) {
+          // A getter threw: a field error, raised where the default resolver would raise it.
+          value = new FailedRead(error);
+        }
+        const completed = plainRead.completed(value);
+        if (completed !== NOT_PLAIN) {
+          result[field.responseName] = completed;
+          if (exec.actualCost !== null) exec.actualCost += field.plainReadWeight;
         } else {
           // The general way, with the value already read: a getter runs once, as in graphql-js.
           executeField(exec, field, source, result, path, value);
@@ -570,6 +570,7 @@ function resolveField(
       const args = field.hasArguments ? exec.argumentsOf(field) : undefined;
       if ((typeof source === 'object' && source !== null) || typeof source === 'function') {
         value = alreadyRead !== NOT_READ ? alreadyRead : (source as Record<string, unknown>)[field.fieldName];
+        if (value instanceof FailedRead) throw value.error;
         if (typeof value === 'function') {
           value = (source as Record<string, (...a: unknown[]) => unknown>)[field.fieldName]!(
             args ?? Object.create(null),
@@ -585,7 +586,7 @@ function resolveField(
       return;
     }
     const completed = completeValue(exec, field, plan, value, path);
-    if (isPromiseLike(completed)) {
+    if (completed instanceof Promise) {
       result[name] = null;
       exec.await(completed, field, null, result, name, path as ResponsePath);
       return;
@@ -615,8 +616,9 @@ function fieldPath(field: FieldPlan, parentPath: ResponsePath | undefined): Resp
 }
 
 /**
- * CompleteValue (spec 6.4.3). Returns the completed value, or a promise of it when completing
- * needs to wait (an asynchronous `isTypeOf` or `resolveType`); throws a field error.
+ * CompleteValue (spec 6.4.3). Returns the completed value, or a native Promise of it when
+ * completing needs to wait (an asynchronous `isTypeOf` or `resolveType`, a pending child);
+ * throws a field error.
  */
 function completeValue(
   exec: Execution,
@@ -640,7 +642,9 @@ function completeValue(
           `Expected \`${inspect(plan.type)}.serialize(${inspect(value)})\` to return non-nullable value, returned: ${inspect(serialized)}`,
         );
       }
-      return serialized;
+      // graphql-js awaits a serializer's thenable like any other pending completion; made a
+      // native Promise here, so that callers can tell pending completions by `instanceof Promise`.
+      return isPromiseLike(serialized) ? Promise.resolve(serialized) : serialized;
     }
     case ValueKind.Object:
       return completeObjectValue(exec, field, plan.type, value, path as ResponsePath);
@@ -661,6 +665,10 @@ function completeListValue(exec: Execution, field: FieldPlan, plan: ListPlan, va
   const item = plan.item;
   const completed: unknown[] = [];
   if (Array.isArray(value)) {
+    if (item.kind === ValueKind.Object && item.type.isTypeOf == null) {
+      completeObjectItems(exec, field, item, value, completed, path);
+      return completed;
+    }
     for (let index = 0; index < value.length; index++) {
       completeListItem(exec, field, item, value[index], completed, index, path);
     }
@@ -671,6 +679,47 @@ function completeListValue(exec: Execution, field: FieldPlan, plan: ListPlan, va
     }
   }
   return completed;
+}
+
+/**
+ * The items of a list of objects (an object type without `isTypeOf`), the most common list of
+ * all: the selections are found once for the whole list, and an item that is a plain object
+ * goes straight to its fields. Anything else (null, a promise, an Error) goes the general way.
+ */
+function completeObjectItems(
+  exec: Execution,
+  field: FieldPlan,
+  item: ObjectPlan,
+  items: unknown[],
+  completed: unknown[],
+  listPath: ResponsePath,
+): void {
+  let selections: SelectionPlan | undefined;
+  let fields: ReadonlyArray<FieldPlan> | undefined;
+  for (let index = 0; index < items.length; index++) {
+    const value = items[index];
+    if (typeof value !== 'object' || value === null || value instanceof Error || typeof (value as PromiseLike<unknown>).then === 'function') {
+      completeListItem(exec, field, item, value, completed, index, listPath);
+      continue;
+    }
+    const path = new ResponsePath(listPath, index, undefined, item.nullable);
+    try {
+      selections ??= field.selectionsFor(item.type);
+      fields ??= exec.fieldsOf(selections);
+      const object = executeFields(exec, fields, value, newResultObject(selections), path);
+      if (object instanceof Promise) {
+        completed.push(null);
+        exec.await(object, field, null, completed, index, path);
+      } else {
+        completed.push(object);
+      }
+    } catch (raw) {
+      const error = locatedError(raw, field.fieldNodes, pathToArray(path));
+      if (!item.nullable) throw error;
+      exec.nullField(error, path);
+      completed[index] = null;
+    }
+  }
 }
 
 function completeListItem(
@@ -690,7 +739,7 @@ function completeListItem(
       return;
     }
     const itemValue = completeValue(exec, field, item, value, path);
-    if (isPromiseLike(itemValue)) {
+    if (itemValue instanceof Promise) {
       completed.push(null);
       exec.await(itemValue, field, null, completed, index, path as ResponsePath);
       return;

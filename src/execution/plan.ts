@@ -16,6 +16,7 @@
 import {
   GraphQLError,
   GraphQLBoolean,
+  GraphQLEnumType,
   GraphQLFloat,
   GraphQLID,
   GraphQLInt,
@@ -103,10 +104,10 @@ export class FieldPlan {
   readonly isTypename: boolean;
   /**
    * For a field read straight off its parent (no resolver, no arguments) whose type is a
-   * built-in scalar: the JavaScript type a value must already have to be stored as it is.
-   * execute.ts takes a shortcut for such values; anything else goes the general way.
+   * built-in scalar or an enum, or a list of them: how to store a value that is already in shape.
+   * execute.ts takes this shortcut; anything else goes the general way. Null when not such a field.
    */
-  readonly plainLeaf: PlainLeaf;
+  readonly plainRead: PlainRead | null;
   readonly value: ValuePlan;
   /** Whether the field declares arguments (then they are coerced even for the default resolver). */
   readonly hasArguments: boolean;
@@ -141,7 +142,7 @@ export class FieldPlan {
     this.isTypename = definition === TypeNameMetaFieldDef;
     this.value = planValue(definition.type);
     this.hasArguments = definition.args.length > 0 || (node.arguments?.length ?? 0) > 0;
-    this.plainLeaf = definition.resolve === undefined && !this.hasArguments ? plainLeafOf(definition.type) : PlainLeaf.None;
+    this.plainRead = definition.resolve === undefined && !this.hasArguments ? plainReadOf(definition.type) : null;
     const readsVariables = (node.arguments ?? []).some((argument) => containsVariable(argument.value));
     let staticArguments: ArgumentValues | undefined;
     let argumentsError: unknown;
@@ -156,8 +157,8 @@ export class FieldPlan {
     this.argumentsError = argumentsError;
   }
 
-  /** The cost weight of a plain leaf (it has no arguments, so the weight is fixed), worked out once. */
-  get plainLeafWeight(): number {
+  /** The cost weight of a plain read (it has no arguments, so the weight is fixed), worked out once. */
+  get plainReadWeight(): number {
     return (this.plainWeight ??= fieldWeight(this.definition, this.fieldNodes[0] as FieldNode, {}));
   }
 
@@ -323,16 +324,95 @@ function serializerFor(type: GraphQLLeafType): (value: unknown) => unknown {
 }
 
 export const enum PlainLeaf {
-  None,
   String,
   Int,
   Float,
   Boolean,
+  Enum,
 }
 
-function plainLeafOf(type: GraphQLOutputType): PlainLeaf {
-  const named = isNonNullType(type) ? type.ofType : type;
-  switch (named) {
+/** What `PlainRead.completed` returns for a value that must go the general way. */
+export const NOT_PLAIN: unique symbol = Symbol('not plain');
+
+/**
+ * Completes a value read straight off its parent when it is already what serialization would
+ * return: a string for String and ID, a 32-bit integer for Int, a finite number for Float, a
+ * boolean for Boolean, a known internal value for an enum (mapped to its name), null where the
+ * type allows it, or an array of those for a list. Anything else (a promise, an Error, a value
+ * needing coercion, a null where Non-Null is required) gets NOT_PLAIN, and the general
+ * completion produces the value or the very error graphql-js would.
+ */
+export class PlainRead {
+  readonly leaf: PlainLeaf;
+  /** Whether the field's own type is nullable. */
+  readonly nullable: boolean;
+  /** Whether the field is a list of leaves (one level), rather than a leaf. */
+  readonly list: boolean;
+  readonly itemNullable: boolean;
+  /** For enums: internal value -> name, built as graphql-js builds its lookup (the last value wins). */
+  private readonly enumNames: Map<unknown, string> | undefined;
+
+  constructor(leaf: PlainLeaf, nullable: boolean, list: boolean, itemNullable: boolean, enumType: GraphQLEnumType | undefined) {
+    this.leaf = leaf;
+    this.nullable = nullable;
+    this.list = list;
+    this.itemNullable = itemNullable;
+    this.enumNames = enumType === undefined ? undefined : new Map(enumType.getValues().map((value) => [value.value, value.name]));
+  }
+
+  completed(value: unknown): unknown {
+    if (value == null) return this.nullable ? null : NOT_PLAIN;
+    if (!this.list) return this.leafValue(value);
+    // An array with a `then` method is a thenable to graphql-js: the general way awaits it.
+    if (!Array.isArray(value) || typeof (value as { then?: unknown }).then === 'function') return NOT_PLAIN;
+    const items: unknown[] = [];
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      let completed: unknown;
+      if (item == null) {
+        if (!this.itemNullable) return NOT_PLAIN;
+        completed = null;
+      } else {
+        completed = this.leafValue(item);
+        if (completed === NOT_PLAIN) return NOT_PLAIN;
+      }
+      items.push(completed);
+    }
+    return items;
+  }
+
+  private leafValue(value: unknown): unknown {
+    switch (this.leaf) {
+      case PlainLeaf.String:
+        return typeof value === 'string' ? value : NOT_PLAIN;
+      case PlainLeaf.Int:
+        return ((value as number) | 0) === value ? value : NOT_PLAIN;
+      case PlainLeaf.Float:
+        return typeof value === 'number' && Number.isFinite(value) ? value : NOT_PLAIN;
+      case PlainLeaf.Boolean:
+        return typeof value === 'boolean' ? value : NOT_PLAIN;
+      case PlainLeaf.Enum:
+        return (this.enumNames as Map<unknown, string>).get(value) ?? NOT_PLAIN;
+    }
+  }
+}
+
+function plainReadOf(type: GraphQLOutputType): PlainRead | null {
+  const nullable = !isNonNullType(type);
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) {
+    const itemNullable = !isNonNullType(inner.ofType);
+    const item = isNonNullType(inner.ofType) ? inner.ofType.ofType : inner.ofType;
+    const leaf = plainLeafOf(item);
+    return leaf === null ? null : new PlainRead(leaf, nullable, true, itemNullable, isEnumType(item) ? item : undefined);
+  }
+  const leaf = plainLeafOf(inner);
+  return leaf === null ? null : new PlainRead(leaf, nullable, false, false, isEnumType(inner) ? inner : undefined);
+}
+
+/** The built-in scalars, and enums whose serialization is graphql-js's own (not overridden). */
+function plainLeafOf(type: GraphQLOutputType): PlainLeaf | null {
+  switch (type) {
     case GraphQLString:
     case GraphQLID:
       return PlainLeaf.String;
@@ -342,9 +422,9 @@ function plainLeafOf(type: GraphQLOutputType): PlainLeaf {
       return PlainLeaf.Float;
     case GraphQLBoolean:
       return PlainLeaf.Boolean;
-    default:
-      return PlainLeaf.None;
   }
+  if (isEnumType(type) && type.serialize === GraphQLEnumType.prototype.serialize) return PlainLeaf.Enum;
+  return null;
 }
 
 /** Everything fixed for one operation of one document against one schema. */
