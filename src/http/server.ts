@@ -54,9 +54,19 @@ export function createServer(options: ServerOptions): GraphQLServer {
   function respond(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null): void {
     finished();
     if (res.headersSent || res.destroyed) return;
-    if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
-    res.writeHead(status, headers);
-    res.end(body ?? undefined);
+    if (body === null) {
+      res.writeHead(status, headers);
+      res.end();
+    } else if (body.length < LARGE_BODY) {
+      headers['content-length'] = String(Buffer.byteLength(body));
+      res.writeHead(status, headers);
+      res.end(body);
+    } else {
+      const bytes = utf8Bytes(body);
+      headers['content-length'] = String(bytes.length);
+      res.writeHead(status, headers);
+      res.end(bytes);
+    }
   }
 
   function fail(res: ServerResponse, error: HttpError, message: string, closeConnection = false): void {
@@ -180,6 +190,27 @@ export function createServer(options: ServerOptions): GraphQLServer {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * From this many characters on, a body is encoded to bytes before it is written. A small body
+ * goes out as a string, in one write with the headers. A large one would be measured
+ * (`Buffer.byteLength`), then copied behind the headers and encoded by the socket, three
+ * passes over it with V8's character-at-a-time encoder; `encodeInto` does it in one, with
+ * SIMD. (On a 194 KB result that is about a third of a millisecond per response.)
+ */
+const LARGE_BODY = 16 * 1024;
+const encoder = new TextEncoder();
+
+/** The UTF-8 bytes of a string, in one pass when it is ASCII (JSON of ASCII data always is). */
+function utf8Bytes(text: string): Buffer {
+  const bytes = Buffer.allocUnsafe(text.length);
+  const { read, written } = encoder.encodeInto(text, bytes);
+  if (read === text.length) return bytes.subarray(0, written);
+  // Some character takes more than one byte: measure, then encode again.
+  const exact = Buffer.allocUnsafe(Buffer.byteLength(text));
+  encoder.encodeInto(text, exact);
+  return exact;
+}
 
 /** A node request as the handler sees it: a class, so that no closure is made per request. */
 class NodeRequest implements PlainRequest<IncomingMessage> {
