@@ -67,6 +67,15 @@ describe('one server with the default options', () => {
       expect(json(response)).toEqual({ data: { hello: 'Hello, world!' }, extensions: FREE });
     });
 
+    it('answers large bodies in full, ASCII or not, one after another (their byte buffers are reused)', async () => {
+      for (const name of ['a'.repeat(40_000), 'é'.repeat(30_000) + '😀', 'b'.repeat(20_000), 'c'.repeat(50_000)]) {
+        const response = await postJson(server.url, { query: 'query ($name: String) { hello(name: $name) }', variables: { name } });
+        expect(response.status).toBe(200);
+        expect(response.headers['content-length']).toBe(String(Buffer.byteLength(response.text)));
+        expect(json(response)).toEqual({ data: { hello: `Hello, ${name}!` }, extensions: FREE });
+      }
+    });
+
     it('passes variables and chooses the operation by operationName', async () => {
       const response = await postJson(server.url, {
         query: 'query A { hello } query B($name: String) { hello(name: $name) }',
