@@ -50,6 +50,7 @@ import { ResolveInfo } from './resolveInfo.ts';
 import type { RequestScope } from './resolveInfo.ts';
 import type { Fragments } from '../language/collectFields.ts';
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
+import { isPlainArray } from '../jsutils/isPlainArray.ts';
 
 export type PromiseOrValue<T> = Promise<T> | T;
 
@@ -340,32 +341,47 @@ class Execution implements RequestScope, NulledPositions {
     key: string | number,
     path: ResponsePath,
   ): void {
-    let continuation: Continuation;
+    // Registered before `then` is called: a thenable may call back at once, synchronously.
+    const continuation: Continuation = this.work.add(path);
     const task = this.scheduler !== null ? currentTask() : undefined;
-    promise.then(
-      (resolved) => {
-        try {
-          if (plan === null) {
-            this.store(container, key, path, resolved);
-          } else {
-            const completed = completeValue(this, field, plan, resolved, path);
-            if (completed instanceof Promise) this.await(completed, field, null, container, key, path);
-            else this.store(container, key, path, completed);
-          }
-        } catch (error) {
-          this.failAsync(error, field, container, key, path);
-        }
-        task?.scheduler.valuePending(task, -1);
-        this.settle(continuation);
-      },
-      (error: unknown) => {
-        this.failAsync(error, field, container, key, path);
-        task?.scheduler.valuePending(task, -1);
-        this.settle(continuation);
-      },
-    );
-    continuation = this.work.add(path);
     task?.scheduler.valuePending(task, 1);
+    // A hand-made thenable may call back more than once, or both ways: only the first counts.
+    let settled = false;
+    const onFulfilled = (resolved: unknown): void => {
+      if (settled) return;
+      settled = true;
+      try {
+        if (plan === null) {
+          this.store(container, key, path, resolved);
+        } else {
+          const completed = completeValue(this, field, plan, resolved, path);
+          if (completed instanceof Promise) this.await(completed, field, null, container, key, path);
+          else this.store(container, key, path, completed);
+        }
+      } catch (error) {
+        this.failAsync(error, field, container, key, path);
+      }
+      task?.scheduler.valuePending(task, -1);
+      this.settle(continuation);
+    };
+    const onRejected = (error: unknown): void => {
+      if (settled) return;
+      settled = true;
+      this.failAsync(error, field, container, key, path);
+      task?.scheduler.valuePending(task, -1);
+      this.settle(continuation);
+    };
+    try {
+      promise.then(onFulfilled, onRejected);
+    } catch (error) {
+      // `then` itself threw: a field error for the caller to handle, as in graphql-js, and
+      // nothing is pending any more (unless it called back first: then that answer stands).
+      if (settled) return;
+      settled = true;
+      task?.scheduler.valuePending(task, -1);
+      this.work.done(continuation);
+      throw error;
+    }
   }
 
   /** The root selection set failed, but only once what is pending beneath it has settled. */
@@ -588,7 +604,7 @@ function resolveField(
     const completed = completeValue(exec, field, plan, value, path);
     if (completed instanceof Promise) {
       result[name] = null;
-      exec.await(completed, field, null, result, name, path as ResponsePath);
+      exec.await(completed, field, null, result, name, (path ??= fieldPath(field, parentPath)));
       return;
     }
     result[name] = completed;
@@ -664,7 +680,7 @@ function completeListValue(exec: Execution, field: FieldPlan, plan: ListPlan, va
   }
   const item = plan.item;
   const completed: unknown[] = [];
-  if (Array.isArray(value)) {
+  if (isPlainArray(value)) {
     if (item.kind === ValueKind.Object && item.type.isTypeOf == null) {
       completeObjectItems(exec, field, item, value, completed, path);
       return completed;
@@ -741,7 +757,7 @@ function completeListItem(
     const itemValue = completeValue(exec, field, item, value, path);
     if (itemValue instanceof Promise) {
       completed.push(null);
-      exec.await(itemValue, field, null, completed, index, path as ResponsePath);
+      exec.await(itemValue, field, null, completed, index, (path ??= new ResponsePath(listPath, index, undefined, item.nullable)));
       return;
     }
     completed.push(itemValue);

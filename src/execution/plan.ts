@@ -44,6 +44,7 @@ import type {
   SelectionSetNode,
 } from 'graphql';
 import { fieldWeight } from '../analysis/analyze.ts';
+import { isPlainArray } from '../jsutils/isPlainArray.ts';
 import { fieldDefinition } from '../language/fieldDefinition.ts';
 import { selectOperation } from '../language/selectOperation.ts';
 import { collectFields, containsVariable, dependsOnVariables } from '../language/collectFields.ts';
@@ -315,7 +316,7 @@ function serializerFor(type: GraphQLLeafType): (value: unknown) => unknown {
     case GraphQLBoolean:
       return (value) => (typeof value === 'boolean' ? value : GraphQLBoolean.serialize(value));
     case GraphQLInt:
-      return (value) => ((value as number) | 0) === value ? value : GraphQLInt.serialize(value);
+      return (value) => (typeof value === 'number' && (value | 0) === value ? value : GraphQLInt.serialize(value));
     case GraphQLFloat:
       return (value) => (typeof value === 'number' && Number.isFinite(value) ? value : GraphQLFloat.serialize(value));
     default:
@@ -364,7 +365,7 @@ export class PlainRead {
     if (value == null) return this.nullable ? null : NOT_PLAIN;
     if (!this.list) return this.leafValue(value);
     // An array with a `then` method is a thenable to graphql-js: the general way awaits it.
-    if (!Array.isArray(value) || typeof (value as { then?: unknown }).then === 'function') return NOT_PLAIN;
+    if (!isPlainArray(value) || typeof (value as { then?: unknown }).then === 'function') return NOT_PLAIN;
     const items: unknown[] = [];
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
@@ -386,12 +387,15 @@ export class PlainRead {
       case PlainLeaf.String:
         return typeof value === 'string' ? value : NOT_PLAIN;
       case PlainLeaf.Int:
-        return ((value as number) | 0) === value ? value : NOT_PLAIN;
+        // The typeof first: `|` on a BigInt or a Symbol throws.
+        return typeof value === 'number' && (value | 0) === value ? value : NOT_PLAIN;
       case PlainLeaf.Float:
         return typeof value === 'number' && Number.isFinite(value) ? value : NOT_PLAIN;
       case PlainLeaf.Boolean:
         return typeof value === 'boolean' ? value : NOT_PLAIN;
       case PlainLeaf.Enum:
+        // An Error is a field error, and a function a method to call, even if it is an internal value.
+        if (typeof value === 'function' || value instanceof Error) return NOT_PLAIN;
         return (this.enumNames as Map<unknown, string>).get(value) ?? NOT_PLAIN;
     }
   }
