@@ -1,18 +1,20 @@
 /**
  * `npm run bench:http [-- scenario...]`: requests per second over real HTTP, for our server
- * against a bare `node:http` ceiling and against fastify + mercurius (with graphql-jit).
+ * against a bare `node:http` ceiling, a JSON floor (a bare server that parses the request and
+ * stringifies a ready-made result: what any JSON API must pay, see servers/json-floor.ts), and
+ * fastify + mercurius (with graphql-jit).
  *
  * Each server runs in its own child process (servers/*.ts) and is driven by autocannon from
  * this one. For each scenario the runner starts our server first and keeps the exact bytes
  * and headers it answers; the ceiling then serves those bytes, so it does everything our server
- * does at the HTTP level and nothing else. Before anything is timed, every server must return
- * the `data` graphql-js computes for the scenario, with no errors, on two requests in a row
- * (the first may fill a cache or trigger a compilation; the second takes the path the timed
- * requests take). Then each server is warmed up and timed, one server under load at a time, in
+ * does at the HTTP level and nothing else, and the JSON floor stringifies what they parse to.
+ * Before anything is timed, every server must return the `data` graphql-js computes for the
+ * scenario, with no errors, on two requests in a row (the first may fill a cache or trigger a
+ * compilation; the second takes the path the timed requests take). Then each server is warmed up and timed, one server under load at a time, in
  * interleaved rounds (see `measureServers`).
  *
  * The report is a Markdown table of requests per second, p99 latency and ratios against the
- * ceiling and mercurius measured in the same run, then the CPU each side used. autocannon runs
+ * ceiling, the JSON floor and mercurius measured in the same run, then the CPU each side used. autocannon runs
  * on one core, and when it uses all of it the fastest servers are measured against its limit
  * rather than their own, which the report then says; when neither side is busy, round trips
  * bound the rate, and the server's CPU per request tells the servers apart instead. Nothing
@@ -60,7 +62,7 @@ const REQUEST_HEADERS = {
 };
 
 /** In the order of the report. */
-const SERVERS = ['ceiling', 'ours', 'mercurius'] as const;
+const SERVERS = ['ceiling', 'json-floor', 'ours', 'mercurius'] as const;
 type ServerName = (typeof SERVERS)[number];
 
 /** The bars the HTTP server issue sets. They are reported against the run, never asserted. */
@@ -317,6 +319,7 @@ async function runScenario(scenario: HttpScenario, timing: Timing, scratch: stri
     const cannedPath = join(scratch, `${scenario.name}.json`);
     writeFileSync(cannedPath, JSON.stringify(cannedFrom(oursResponse)));
     started.push(await startServer('ceiling', scenario.name, [cannedPath]));
+    started.push(await startServer('json-floor', scenario.name, [cannedPath]));
     started.push(await startServer('mercurius', scenario.name));
     for (const server of started) {
       if (server !== ours) await assertServerAnswers(server, scenario, expected);
@@ -373,12 +376,12 @@ function printReport(rows: readonly Row[], { seconds, warmupSeconds }: Timing): 
       'of warm-up; one server under load at a time. req/s and p99 are the medians of the rounds.',
   );
   console.log();
-  console.log('| scenario | server | req/s | p99 latency (ms) | ÷ ceiling | ÷ mercurius |');
-  console.log('|---|---|--:|--:|--:|--:|');
+  console.log('| scenario | server | req/s | p99 latency (ms) | ÷ ceiling | ÷ json-floor | ÷ mercurius |');
+  console.log('|---|---|--:|--:|--:|--:|--:|');
   for (const row of rows) {
     console.log(
       `| ${row.scenario} | ${row.server} | ${formatRate(row.requestsPerSecond)} | ${row.p99Ms} ` +
-        `| ${ratio(rows, row, 'ceiling').toFixed(2)} | ${ratio(rows, row, 'mercurius').toFixed(2)} |`,
+        `| ${ratio(rows, row, 'ceiling').toFixed(2)} | ${ratio(rows, row, 'json-floor').toFixed(2)} | ${ratio(rows, row, 'mercurius').toFixed(2)} |`,
     );
   }
 

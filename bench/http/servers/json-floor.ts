@@ -1,0 +1,39 @@
+/**
+ * The JSON floor: a bare `node:http` server that does only what any JSON API in Node must do
+ * for each request, and nothing GraphQL: read the body to its end, `JSON.parse` it, and
+ * `JSON.stringify` a ready-made result (the very object our server's answer parses to, kept
+ * from the start) with the same headers. No engine can answer a GraphQL request for less, so
+ * the gap between this and the ceiling is the price of JSON in and out on this machine, and the
+ * gap between ours and this is all that our engine adds.
+ *
+ * Usage: `node --import tsx bench/http/servers/json-floor.ts <response.json>` (see ceiling.ts).
+ */
+import '../../production-mode.ts';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { CannedResponse } from './ceiling.ts';
+import { announce, listen } from './serve.ts';
+
+const path = process.argv[2];
+if (path === undefined) throw new TypeError('json-floor.ts needs the path of a canned response file as its argument.');
+const canned = JSON.parse(readFileSync(path, 'utf8')) as CannedResponse;
+const result: unknown = JSON.parse(Buffer.from(canned.body, 'base64').toString('utf8'));
+
+const server = createServer((request, response) => {
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    const params = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { query?: unknown };
+    if (typeof params.query !== 'string') {
+      response.writeHead(400);
+      response.end();
+      return;
+    }
+    const body = JSON.stringify(result);
+    response.writeHead(200, { ...canned.headers, 'content-length': String(Buffer.byteLength(body)) });
+    response.end(body);
+  });
+});
+
+await listen(server);
+announce(server);
