@@ -346,33 +346,36 @@ class Execution implements RequestScope, NulledPositions {
     const task = this.scheduler !== null ? currentTask() : undefined;
     task?.scheduler.valuePending(task, 1);
     // A hand-made thenable may call back more than once, or both ways: only the first counts.
+    // (The callbacks are written inline: named closures made per call cost more under tsx,
+    // which wraps each one to keep its name.)
     let settled = false;
-    const onFulfilled = (resolved: unknown): void => {
-      if (settled) return;
-      settled = true;
-      try {
-        if (plan === null) {
-          this.store(container, key, path, resolved);
-        } else {
-          const completed = completeValue(this, field, plan, resolved, path);
-          if (completed instanceof Promise) this.await(completed, field, null, container, key, path);
-          else this.store(container, key, path, completed);
-        }
-      } catch (error) {
-        this.failAsync(error, field, container, key, path);
-      }
-      task?.scheduler.valuePending(task, -1);
-      this.settle(continuation);
-    };
-    const onRejected = (error: unknown): void => {
-      if (settled) return;
-      settled = true;
-      this.failAsync(error, field, container, key, path);
-      task?.scheduler.valuePending(task, -1);
-      this.settle(continuation);
-    };
     try {
-      promise.then(onFulfilled, onRejected);
+      promise.then(
+        (resolved) => {
+          if (settled) return;
+          settled = true;
+          try {
+            if (plan === null) {
+              this.store(container, key, path, resolved);
+            } else {
+              const completed = completeValue(this, field, plan, resolved, path);
+              if (completed instanceof Promise) this.await(completed, field, null, container, key, path);
+              else this.store(container, key, path, completed);
+            }
+          } catch (error) {
+            this.failAsync(error, field, container, key, path);
+          }
+          task?.scheduler.valuePending(task, -1);
+          this.settle(continuation);
+        },
+        (error: unknown) => {
+          if (settled) return;
+          settled = true;
+          this.failAsync(error, field, container, key, path);
+          task?.scheduler.valuePending(task, -1);
+          this.settle(continuation);
+        },
+      );
     } catch (error) {
       // `then` itself threw: a field error for the caller to handle, as in graphql-js, and
       // nothing is pending any more (unless it called back first: then that answer stands).
