@@ -103,6 +103,8 @@ export function execute(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
   return new Execution(plan, args, coercedVariables).run();
 }
 
+let lastValidSchema: GraphQLSchema | null = null;
+
 /** The checks graphql-js makes before executing; failing them is a programming error. */
 function assertValidExecutionArguments(
   schema: GraphQLSchema,
@@ -110,7 +112,12 @@ function assertValidExecutionArguments(
   variableValues: ExecutionArgs['variableValues'],
 ): void {
   if (!document) throw new Error('Must provide document.');
-  assertValidSchema(schema);
+  // A schema, once valid, stays valid (graphql-js keeps the verdict on it): the usual caller
+  // passes the same schema every time, so the check is skipped for the last one that passed.
+  if (schema !== lastValidSchema) {
+    assertValidSchema(schema);
+    lastValidSchema = schema;
+  }
   if (variableValues != null && typeof variableValues !== 'object') {
     throw new Error(
       'Variables must be provided as an Object where each property is a variable value. Perhaps look to see if an unparsed JSON string was provided.',

@@ -459,8 +459,23 @@ export type OperationChoice = OperationPlan | ReadonlyArray<GraphQLError>;
 
 const planCache = new WeakMap<DocumentNode, WeakMap<GraphQLSchema, Map<string | null, OperationChoice>>>();
 
+/**
+ * The last plan handed out, for the common case of one document executed again and again: one
+ * identity check instead of two WeakMap lookups and a Map lookup. (It keeps that one document
+ * alive until another is executed.)
+ */
+let last: { schema: GraphQLSchema; document: DocumentNode; name: string | null; choice: OperationChoice } | null = null;
+
 /** The cached plan for this (schema, document, operation name), planning it on first use. */
 export function planOperation(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): OperationChoice {
+  const name = operationName ?? null;
+  if (last !== null && last.document === document && last.schema === schema && last.name === name) return last.choice;
+  const choice = cachedPlan(schema, document, name);
+  last = { schema, document, name, choice };
+  return choice;
+}
+
+function cachedPlan(schema: GraphQLSchema, document: DocumentNode, name: string | null): OperationChoice {
   let bySchema = planCache.get(document);
   if (bySchema === undefined) {
     bySchema = new WeakMap();
@@ -471,7 +486,6 @@ export function planOperation(schema: GraphQLSchema, document: DocumentNode, ope
     byName = new Map();
     bySchema.set(schema, byName);
   }
-  const name = operationName ?? null;
   let choice = byName.get(name);
   if (choice === undefined) {
     choice = chooseOperation(schema, document, name);
