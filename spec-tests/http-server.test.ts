@@ -784,6 +784,37 @@ describe('graceful shutdown', () => {
     }
   });
 
+  it('closes a keep-alive connection as soon as its request in flight has been answered', async () => {
+    const server = await startServer({ shutdownGraceMs: 5000 });
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const started = server.probe.nextWait();
+      const inFlight = new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+        const request = http.request(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, agent });
+        request.on('response', (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }));
+        });
+        request.on('error', reject);
+        request.end(JSON.stringify({ query: '{ wait(ms: 200) }' }));
+      });
+      await started;
+      const begin = performance.now();
+      await server.server.shutdown();
+      // Well before the grace period (5 s) and the keep-alive timeout (5 s).
+      expect(performance.now() - begin).toBeLessThan(1500);
+      const response = await inFlight;
+      expect(response.status).toBe(200);
+      expect(response.connection).toBe('close');
+      expect(JSON.parse(response.body)).toEqual({ data: { wait: 'waited 200 ms' }, extensions: FREE });
+    } finally {
+      agent.destroy();
+      await server.close();
+    }
+  });
+
   it('closes a request still in flight when the grace period ends, aborting its signal', async () => {
     const server = await startServer({ shutdownGraceMs: 100 });
     try {

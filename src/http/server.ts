@@ -54,6 +54,8 @@ export function createServer(options: ServerOptions): GraphQLServer {
   function respond(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null): void {
     finished();
     if (res.headersSent || res.destroyed) return;
+    // Shutting down: the connection closes once this response is out, keep-alive or not.
+    if (onDrained !== null) headers['connection'] = 'close';
     if (body === null) {
       res.writeHead(status, headers);
       res.end();
