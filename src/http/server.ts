@@ -42,20 +42,13 @@ export function createServer(options: ServerOptions): GraphQLServer {
   const handle = createHandler<IncomingMessage>(options);
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   const log = options.log ?? ((entry) => console.error(entry.message, entry.error));
-  // Requests between arrival and their response (or their client's leaving), for shutdown().
-  let inFlight = 0;
-  let onDrained: (() => void) | null = null;
-
-  function finished(): void {
-    inFlight--;
-    if (inFlight === 0 && onDrained !== null) onDrained();
-  }
+  // Set by shutdown(): from then on every response closes its connection.
+  let closing = false;
 
   function respond(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null): void {
-    finished();
     if (res.headersSent || res.destroyed) return;
     // Shutting down: the connection closes once this response is out, keep-alive or not.
-    if (onDrained !== null) headers['connection'] = 'close';
+    if (closing) headers['connection'] = 'close';
     if (body === null) {
       res.writeHead(status, headers);
       res.end();
@@ -161,21 +154,16 @@ export function createServer(options: ServerOptions): GraphQLServer {
         (chunks ??= [first]).push(chunk);
       }
     });
+    // A client that leaves mid-body never gets here: there is no one to answer. (With no
+    // 'error' listener, node emits no error for it either.)
     req.on('end', () => {
       if (done) return;
       done = true;
       bodyReceived(req, res, chunks !== null ? Buffer.concat(chunks) : (first ?? EMPTY));
     });
-    req.on('error', () => {
-      if (done) return;
-      // The client went away mid-body: there is no one to answer.
-      done = true;
-      finished();
-    });
   }
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
-    inFlight++;
     if (req.method === 'POST') readBody(req, res);
     else dispatch(req, res, null);
   }
@@ -195,11 +183,10 @@ export function createServer(options: ServerOptions): GraphQLServer {
         clearTimeout(grace);
         resolve();
       });
-      // Idle keep-alive connections would hold close() open: end them now, and the busy ones
-      // as soon as their last response is out.
+      // Idle keep-alive connections would hold close() open: end them now. The busy ones end
+      // with their response, which says `Connection: close`.
+      closing = true;
       server.closeIdleConnections();
-      onDrained = () => server.closeIdleConnections();
-      if (inFlight === 0) onDrained();
     });
   return server;
 }
