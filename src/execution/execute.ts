@@ -521,7 +521,7 @@ function executeFields(
           // A getter threw: a field error, raised where the default resolver would raise it.
           value = new FailedRead(error);
         }
-        const completed = plainRead.completed(value);
+        const completed = typeof value === 'string' && plainRead.takesStrings ? value : plainRead.completed(value);
         if (completed !== NOT_PLAIN) {
           result[field.responseName] = completed;
           if (exec.actualCost !== null) exec.actualCost += field.plainReadWeight;

@@ -350,6 +350,8 @@ export class PlainRead {
   /** Whether the field is a list of leaves (one level), rather than a leaf. */
   readonly list: boolean;
   readonly itemNullable: boolean;
+  /** A String or ID field (not a list): a string value is stored as it is. */
+  readonly takesStrings: boolean;
   /** For enums: internal value -> name, built as graphql-js builds its lookup (the last value wins). */
   private readonly enumNames: Map<unknown, string> | undefined;
 
@@ -358,6 +360,7 @@ export class PlainRead {
     this.nullable = nullable;
     this.list = list;
     this.itemNullable = itemNullable;
+    this.takesStrings = leaf === PlainLeaf.String && !list;
     this.enumNames = enumType === undefined ? undefined : new Map(enumType.getValues().map((value) => [value.value, value.name]));
   }
 
@@ -366,6 +369,15 @@ export class PlainRead {
     if (!this.list) return this.leafValue(value);
     // An array with a `then` method is a thenable to graphql-js: the general way awaits it.
     if (!isPlainArray(value) || typeof (value as { then?: unknown }).then === 'function') return NOT_PLAIN;
+    if (this.leaf !== PlainLeaf.Enum) {
+      // Most lists need no mapping at all: check every item, then copy the array in one go.
+      let i = 0;
+      for (; i < value.length; i++) {
+        const item: unknown = value[i];
+        if (item === null ? !this.itemNullable : this.leafValue(item) === NOT_PLAIN) break;
+      }
+      if (i === value.length) return value.slice();
+    }
     const items: unknown[] = [];
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
