@@ -133,6 +133,9 @@ export class PendingWork {
   detach(position: ResponsePath | undefined): void {
     if (this.unfired === 0) return;
     const depth = depthOf(position);
+    // Failures are fired after the walk, not during it: firing one detaches again, which edits
+    // the very waiter lists this loop is reading.
+    const ready: DeferredFailure[] = [];
     for (let continuation = this.last; continuation !== null; continuation = continuation.previous) {
       const waiters = continuation.waitedOnBy;
       if (waiters === null || !isStrictlyBelow(continuation.path, position)) continue;
@@ -140,9 +143,12 @@ export class PendingWork {
         const failure = waiters[i] as DeferredFailure;
         if (failure.depth < depth && !failure.fired) {
           waiters.splice(i, 1);
-          if (--failure.waitingFor === 0) this.fire(failure);
+          if (--failure.waitingFor === 0) ready.push(failure);
         }
       }
+    }
+    for (const failure of ready) {
+      if (!failure.fired) this.fire(failure);
     }
   }
 
