@@ -51,6 +51,8 @@ import type { RequestScope } from './resolveInfo.ts';
 import type { Fragments } from '../language/collectFields.ts';
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
 import { isPlainArray } from '../jsutils/isPlainArray.ts';
+import { COMPILE_AFTER, compileFields } from './compileFields.ts';
+import type { CompilerRuntime } from './compileFields.ts';
 
 export type PromiseOrValue<T> = Promise<T> | T;
 
@@ -234,7 +236,7 @@ class Execution implements RequestScope, NulledPositions {
   private executeSerially(fields: ReadonlyArray<FieldPlan>, from: number): void {
     for (let i = from; i < fields.length && this.data !== null; i++) {
       try {
-        executeField(this, fields[i] as FieldPlan, this.rootValue, this.data, undefined);
+        executeField(this, fields[i] as FieldPlan, this.rootValue, this.data, undefined, NOT_READ);
       } catch (error) {
         this.failRoot(error as GraphQLError);
         return;
@@ -477,6 +479,14 @@ class FailedRead {
 /** Marks that resolveField must read the property itself. */
 const NOT_READ = Symbol('not read');
 
+/** What generated code (compileFields.ts) calls back into. */
+const COMPILER_RUNTIME: CompilerRuntime<Execution> = {
+  general: executeField as CompilerRuntime<Execution>['general'],
+  notRead: NOT_READ,
+  failedRead: (error) => new FailedRead(error),
+  notPlain: NOT_PLAIN,
+};
+
 /** A coercion failure of arguments that read variables, kept so every call of the field reports it. */
 class ArgumentsError {
   readonly error: unknown;
@@ -491,6 +501,37 @@ class ArgumentsError {
  */
 function newResultObject(selections: SelectionPlan): ResultObject {
   return selections.nullPrototype ? Object.create(null) : { ...selections.template };
+}
+
+/**
+ * An object's sub-selection: a new result object with every field executed. Once a selection
+ * plan has completed COMPILE_AFTER objects, its generated code runs instead of the loop below
+ * (compileFields.ts), for the same result; a Non-Null failure is handled here as it is there.
+ */
+function executeSelection(
+  exec: Execution,
+  selections: SelectionPlan,
+  fields: ReadonlyArray<FieldPlan>,
+  source: unknown,
+  path: ResponsePath | undefined,
+): PromiseOrValue<ResultObject> {
+  if (fields === selections.fields && exec.plainReads && typeof source === 'object' && source !== null) {
+    let compiled = selections.compiled;
+    if (compiled === undefined && ++selections.uses >= COMPILE_AFTER) {
+      compiled = selections.compiled = compileFields(fields, COMPILER_RUNTIME);
+    }
+    if (compiled) {
+      const since = exec.work.mark();
+      try {
+        return compiled(exec as never, source, path);
+      } catch (error) {
+        const deferred = exec.work.defer(path, since, error);
+        if (deferred === null) throw error;
+        return deferred;
+      }
+    }
+  }
+  return executeFields(exec, fields, source, newResultObject(selections), path);
 }
 
 /**
@@ -531,7 +572,7 @@ function executeFields(
         }
         continue;
       }
-      executeField(exec, field, source, result, path);
+      executeField(exec, field, source, result, path, NOT_READ);
     }
   } catch (error) {
     const deferred = exec.work.defer(path, since, error);
@@ -551,7 +592,7 @@ function executeField(
   source: unknown,
   result: ResultObject,
   parentPath: ResponsePath | undefined,
-  alreadyRead: unknown = NOT_READ,
+  alreadyRead: unknown,
 ): void {
   if (exec.signal !== undefined && exec.signal.aborted) {
     stopField(exec, field, result, parentPath);
@@ -559,7 +600,7 @@ function executeField(
   }
   if (exec.actualCost !== null) exec.actualCost += exec.weightOf(field);
   if (exec.scheduler !== null && (field.resolve !== undefined || exec.fieldResolver !== undefined)) {
-    runAsTask(exec.scheduler, resolveField, exec, field, source, result, parentPath);
+    runAsTask(exec.scheduler, resolveField, exec, field, source, result, parentPath, NOT_READ);
   } else {
     resolveField(exec, field, source, result, parentPath, alreadyRead);
   }
@@ -576,7 +617,7 @@ function resolveField(
   source: unknown,
   result: ResultObject,
   parentPath: ResponsePath | undefined,
-  alreadyRead: unknown = NOT_READ,
+  alreadyRead: unknown,
 ): void {
   const name = field.responseName;
   if (field.isTypename) {
@@ -732,7 +773,7 @@ function completeObjectItems(
     try {
       selections ??= field.selectionsFor(item.type);
       fields ??= exec.fieldsOf(selections);
-      const object = executeFields(exec, fields, value, newResultObject(selections), path);
+      const object = executeSelection(exec, selections, fields, value, path);
       if (object instanceof Promise) {
         completed.push(null);
         exec.await(object, field, null, completed, index, path);
@@ -798,12 +839,12 @@ function completeObjectValue(
     if (isPromiseLike(isTypeOf)) {
       return Promise.resolve(isTypeOf).then((matches) => {
         if (!matches) throw invalidReturnTypeError(type, value, field);
-        return executeFields(exec, fields, value, newResultObject(selections), path);
+        return executeSelection(exec, selections, fields, value, path);
       });
     }
     if (!isTypeOf) throw invalidReturnTypeError(type, value, field);
   }
-  return executeFields(exec, fields, value, newResultObject(selections), path);
+  return executeSelection(exec, selections, fields, value, path);
 }
 
 function invalidReturnTypeError(type: GraphQLObjectType, value: unknown, field: FieldPlan): GraphQLError {

@@ -206,6 +206,12 @@ export class SelectionPlan {
   readonly nullPrototype: boolean;
   /** Every response name set to null, in order: result objects are cloned from it. */
   readonly template: Readonly<Record<string, null>> | undefined;
+  /**
+   * The generated code for `fields` (compileFields.ts): undefined until decided, null when it
+   * is not compiled. Set by execute.ts after `uses` objects were completed without it.
+   */
+  compiled: ((exec: never, source: object, path: unknown) => Record<string, unknown>) | null | undefined = undefined;
+  uses = 0;
   private readonly operation: OperationPlan;
   private readonly selectionSets: ReadonlyArray<SelectionSetNode>;
   private readonly variants: Map<string, ReadonlyArray<FieldPlan>> | undefined;
