@@ -42,6 +42,14 @@ export const COMPILE_AFTER = 32;
 
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
+/** `value` already in shape for a built-in scalar, as PlainRead checks it. */
+const INLINE_CHECKS: Partial<Record<PlainLeaf, string>> = {
+  [PlainLeaf.String]: "typeof value === 'string'",
+  [PlainLeaf.Int]: "typeof value === 'number' && (value | 0) === value",
+  [PlainLeaf.Float]: "typeof value === 'number' && Number.isFinite(value)",
+  [PlainLeaf.Boolean]: "typeof value === 'boolean'",
+};
+
 /** Whether this process lets us generate code at all (it can be forbidden by a flag or a policy). */
 const canGenerate: boolean = (() => {
   try {
@@ -91,13 +99,14 @@ export function compileFields<Exec extends { actualCost: number | null }>(
       return;
     }
     lines.push(`try { value = source.${field.fieldName}; } catch (error) { value = failedRead(error); }`);
-    // Strings on String and ID fields (the most common leaf) are checked inline; everything
-    // else asks the field's PlainRead, which knows every rule.
-    const check =
-      read.leaf === PlainLeaf.String && !read.list
-        ? `completed = typeof value === 'string' ? value : P[${index}].completed(value);`
-        : `completed = P[${index}].completed(value);`;
-    lines.push(check);
+    // A built-in scalar already in shape is checked inline (the same test as PlainRead's);
+    // anything else, and enums and lists, ask the field's PlainRead, which knows every rule.
+    const inShape = read.list ? null : INLINE_CHECKS[read.leaf];
+    lines.push(
+      inShape === undefined || inShape === null
+        ? `completed = P[${index}].completed(value);`
+        : `completed = ${inShape} ? value : P[${index}].completed(value);`,
+    );
     lines.push(
       `if (completed !== NOT_PLAIN) { ${store} = completed; if (measuring) exec.actualCost += F[${index}].plainReadWeight; }` +
         ` else general(exec, F[${index}], source, result, path, value);`,
