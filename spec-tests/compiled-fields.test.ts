@@ -76,6 +76,52 @@ describe('generated plain reads', () => {
     });
   });
 
+  it('treat every odd value as the interpreter does, once compiled', async () => {
+    const oddSchema = makeSchema({
+      typeDefs: `
+        enum Color { RED GREEN }
+        type Odd { s: String i: Int f: Float b: Boolean c: Color l: [String] nl: [Int!] }
+        type Query { odds: [Odd] }
+      `,
+      resolvers: { Color: { RED: 0, GREEN: 1 } },
+    });
+    const odd: unknown[] = [
+      10n,
+      Symbol('x'),
+      Number.NaN,
+      Infinity,
+      -0,
+      2 ** 31,
+      1.5,
+      '7',
+      true,
+      0,
+      1,
+      '',
+      null,
+      undefined,
+      new Error('an Error as a value'),
+      () => 'from a method',
+      { valueOf: () => 3, toString: () => 'three' },
+      [1, 2],
+      ['a', null],
+      new Set(['s']),
+    ];
+    const document = parse('{ odds { s i f b c l nl } }');
+    for (const value of odd) {
+      // Plain values first, to get past the compile point; the odd value comes last.
+      const make = () => ({
+        odds: items((index) => {
+          const v = index === ITEMS - 1 ? value : index;
+          return { s: v, i: v, f: v, b: v, c: v, l: v, nl: v };
+        }),
+      });
+      const ours = wire(await execute({ schema: oddSchema, document, rootValue: make() }));
+      const reference = wire(await graphqlExecute({ schema: oddSchema, document, rootValue: make() }));
+      expect({ value: String(value), result: ours }).toEqual({ value: String(value), result: reference });
+    }
+  });
+
   it('keep each field error at its own item, before and after the compile point', async () => {
     const failing = new Set([3, COMPILE_AFTER + 5, ITEMS - 2]);
     const rootValue = {
