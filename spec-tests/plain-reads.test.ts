@@ -1,7 +1,7 @@
 /**
  * Plain reads: fields with no resolver and no arguments whose type is a built-in scalar, an
- * enum, or a one-level list of those (plan.ts `PlainRead`), and the list-of-objects fast path
- * (execute.ts `completeObjectItems`). The executor stores a value read off the parent as it is
+ * enum, or a one-level list of those (plan.ts `PlainRead`), and lists of objects read by index
+ * (execute.ts `completeListValue`). The executor stores a value read off the parent as it is
  * when it is already in shape, and otherwise takes the general completion.
  *
  * Every case runs the same schema and document through our `execute` and graphql-js's, and

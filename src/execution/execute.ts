@@ -40,7 +40,7 @@ import type {
 import { inspect } from '../jsutils/inspect.ts';
 import { ResponsePath, pathToArray } from './path.ts';
 import { NOT_PLAIN, OperationPlan, ValueKind, planOperation } from './plan.ts';
-import type { AbstractPlan, ArgumentValues, FieldPlan, ListPlan, ObjectPlan, SelectionPlan, ValuePlan } from './plan.ts';
+import type { AbstractPlan, ArgumentValues, FieldPlan, ListPlan, SelectionPlan, ValuePlan } from './plan.ts';
 import { fieldWeight } from '../analysis/analyze.ts';
 import { currentTask, newScheduler, runAsTask } from '../batching/scheduler.ts';
 import type { BatchScheduler } from '../batching/scheduler.ts';
@@ -525,9 +525,7 @@ function executeSelection(
       try {
         return compiled(exec as never, source, path);
       } catch (error) {
-        const deferred = exec.work.defer(path, since, error);
-        if (deferred === null) throw error;
-        return deferred;
+        return failObject(exec, path, since, error);
       }
     }
   }
@@ -562,7 +560,7 @@ function executeFields(
           // A getter threw: a field error, raised where the default resolver would raise it.
           value = new FailedRead(error);
         }
-        const completed = typeof value === 'string' && plainRead.takesStrings ? value : plainRead.completed(value);
+        const completed = plainRead.completed(value);
         if (completed !== NOT_PLAIN) {
           result[field.responseName] = completed;
           if (exec.actualCost !== null) exec.actualCost += field.plainReadWeight;
@@ -575,11 +573,20 @@ function executeFields(
       executeField(exec, field, source, result, path, NOT_READ);
     }
   } catch (error) {
-    const deferred = exec.work.defer(path, since, error);
-    if (deferred === null) throw error;
-    return deferred;
+    return failObject(exec, path, since, error);
   }
   return result;
+}
+
+/**
+ * An object failed (a Non-Null field of it threw): if fields that ran since `since` are still
+ * pending, the failure waits for them (as graphql-js's does) and comes back as a promise that
+ * rejects; otherwise the error goes on up at once.
+ */
+function failObject(exec: Execution, path: ResponsePath | undefined, since: number, error: unknown): Promise<never> {
+  const deferred = exec.work.defer(path, since, error);
+  if (deferred === null) throw error;
+  return deferred;
 }
 
 /**
@@ -724,69 +731,25 @@ function completeValue(
 
 /** Lists: any iterable; each item completed at its own position (its index). */
 function completeListValue(exec: Execution, field: FieldPlan, plan: ListPlan, value: unknown, path: ResponsePath): unknown[] {
-  if (typeof value !== 'object' || typeof (value as Iterable<unknown>)[Symbol.iterator] !== 'function') {
-    throw new GraphQLError(
-      `Expected Iterable, but did not find one for field "${field.parentType.name}.${field.fieldName}".`,
-    );
-  }
   const item = plan.item;
   const completed: unknown[] = [];
+  // A plain array (the usual list) is read by index; it is iterable, so the check below holds.
   if (isPlainArray(value)) {
-    if (item.kind === ValueKind.Object && item.type.isTypeOf == null) {
-      completeObjectItems(exec, field, item, value, completed, path);
-      return completed;
-    }
     for (let index = 0; index < value.length; index++) {
       completeListItem(exec, field, item, value[index], completed, index, path);
     }
   } else {
+    if (typeof value !== 'object' || typeof (value as Iterable<unknown>)[Symbol.iterator] !== 'function') {
+      throw new GraphQLError(
+        `Expected Iterable, but did not find one for field "${field.parentType.name}.${field.fieldName}".`,
+      );
+    }
     let index = 0;
     for (const entry of value as Iterable<unknown>) {
       completeListItem(exec, field, item, entry, completed, index++, path);
     }
   }
   return completed;
-}
-
-/**
- * The items of a list of objects (an object type without `isTypeOf`), the most common list of
- * all: the selections are found once for the whole list, and an item that is a plain object
- * goes straight to its fields. Anything else (null, a promise, an Error) goes the general way.
- */
-function completeObjectItems(
-  exec: Execution,
-  field: FieldPlan,
-  item: ObjectPlan,
-  items: unknown[],
-  completed: unknown[],
-  listPath: ResponsePath,
-): void {
-  let selections: SelectionPlan | undefined;
-  let fields: ReadonlyArray<FieldPlan> | undefined;
-  for (let index = 0; index < items.length; index++) {
-    const value = items[index];
-    if (typeof value !== 'object' || value === null || value instanceof Error || typeof (value as PromiseLike<unknown>).then === 'function') {
-      completeListItem(exec, field, item, value, completed, index, listPath);
-      continue;
-    }
-    const path = new ResponsePath(listPath, index, undefined, item.nullable);
-    try {
-      selections ??= field.selectionsFor(item.type);
-      fields ??= exec.fieldsOf(selections);
-      const object = executeSelection(exec, selections, fields, value, path);
-      if (object instanceof Promise) {
-        completed.push(null);
-        exec.await(object, field, null, completed, index, path);
-      } else {
-        completed.push(object);
-      }
-    } catch (raw) {
-      const error = locatedError(raw, field.fieldNodes, pathToArray(path));
-      if (!item.nullable) throw error;
-      exec.nullField(error, path);
-      completed[index] = null;
-    }
-  }
 }
 
 function completeListItem(

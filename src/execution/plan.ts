@@ -45,6 +45,7 @@ import type {
 } from 'graphql';
 import { fieldWeight } from '../analysis/analyze.ts';
 import { isPlainArray } from '../jsutils/isPlainArray.ts';
+import type { CompiledFields } from './compileFields.ts';
 import { fieldDefinition } from '../language/fieldDefinition.ts';
 import { selectOperation } from '../language/selectOperation.ts';
 import { collectFields, containsVariable, dependsOnVariables } from '../language/collectFields.ts';
@@ -119,6 +120,8 @@ export class FieldPlan {
    */
   readonly staticArguments: ArgumentValues | undefined;
   readonly argumentsError: unknown;
+  /** Whether arguments must be coerced per request (they read variables). */
+  readonly argumentsReadVariables: boolean;
   private readonly operation: OperationPlan;
   private plainWeight: number | undefined;
   private selections: SelectionPlan | undefined;
@@ -156,16 +159,12 @@ export class FieldPlan {
     }
     this.staticArguments = staticArguments;
     this.argumentsError = argumentsError;
+    this.argumentsReadVariables = this.hasArguments && readsVariables;
   }
 
   /** The cost weight of a plain read (it has no arguments, so the weight is fixed), worked out once. */
   get plainReadWeight(): number {
     return (this.plainWeight ??= fieldWeight(this.definition, this.fieldNodes[0] as FieldNode, {}));
-  }
-
-  /** Whether arguments must be coerced per request (they read variables). */
-  get argumentsReadVariables(): boolean {
-    return this.hasArguments && this.staticArguments === undefined && this.argumentsError === undefined;
   }
 
   /** The fields to run on a value of `type` (the field's object type, or a runtime type of its abstract type). */
@@ -210,7 +209,7 @@ export class SelectionPlan {
    * The generated code for `fields` (compileFields.ts): undefined until decided, null when it
    * is not compiled. Set by execute.ts after `uses` objects were completed without it.
    */
-  compiled: ((exec: never, source: object, path: unknown) => Record<string, unknown>) | null | undefined = undefined;
+  compiled: CompiledFields<never> | null | undefined = undefined;
   uses = 0;
   private readonly operation: OperationPlan;
   private readonly selectionSets: ReadonlyArray<SelectionSetNode>;
@@ -356,8 +355,6 @@ export class PlainRead {
   /** Whether the field is a list of leaves (one level), rather than a leaf. */
   readonly list: boolean;
   readonly itemNullable: boolean;
-  /** A String or ID field (not a list): a string value is stored as it is. */
-  readonly takesStrings: boolean;
   /** For enums: internal value -> name, built as graphql-js builds its lookup (the last value wins). */
   private readonly enumNames: Map<unknown, string> | undefined;
 
@@ -366,7 +363,6 @@ export class PlainRead {
     this.nullable = nullable;
     this.list = list;
     this.itemNullable = itemNullable;
-    this.takesStrings = leaf === PlainLeaf.String && !list;
     this.enumNames = enumType === undefined ? undefined : new Map(enumType.getValues().map((value) => [value.value, value.name]));
   }
 
