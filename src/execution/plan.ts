@@ -503,7 +503,9 @@ function cachedPlan(schema: GraphQLSchema, document: DocumentNode, name: string 
   let choice = byName.get(name);
   if (choice === undefined) {
     choice = chooseOperation(schema, document, name);
-    byName.set(name, choice);
+    // Only names the document defines are kept: made-up ones (a server's clients can send any)
+    // would otherwise grow the cache without bound. Their errors are cheap to find again.
+    if (choice instanceof OperationPlan) byName.set(name, choice);
   }
   return choice;
 }

@@ -23,8 +23,7 @@ import { checkBatchSize, checkLimits, DEFAULT_LIMITS, parseWithLimits } from '..
 import type { Limits } from '../analysis/limits.ts';
 import type { Analysis } from '../analysis/analyze.ts';
 import { execute } from '../execution/execute.ts';
-import { selectOperation } from '../language/selectOperation.ts';
-import type { SelectedOperation } from '../language/selectOperation.ts';
+import { OperationPlan, planOperation } from '../execution/plan.ts';
 import { GraphQLErrorCode, HttpErrorCode, codedError, httpErrorBody, withCode } from './errors.ts';
 import type { HttpError } from './errors.ts';
 import { LruCache } from './lruCache.ts';
@@ -111,8 +110,6 @@ const JSON_RESPONSE = 'application/json; charset=utf-8';
 interface PreparedDocument {
   readonly document: DocumentNode | null;
   readonly errors: ReadonlyArray<GraphQLError>;
-  /** The operation each operation name selects, found once. */
-  readonly selected: Map<string | null, SelectedOperation>;
   /** Limit checks of operations without variables, whose outcome cannot change (by operation name). */
   readonly checked: Map<string | null, { analysis: Analysis | null; errors: GraphQLError[] }>;
 }
@@ -150,12 +147,12 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     if (prepared === undefined) {
       const parsed = parseWithLimits(query, limits);
       if ('errors' in parsed) {
-        prepared = { document: null, errors: parsed.errors, selected: new Map(), checked: new Map() };
+        prepared = { document: null, errors: parsed.errors, checked: new Map() };
       } else {
         const errors = validate(schema, parsed.document, rules, { hideSuggestions: production }).map((error) =>
           withCode(error, GraphQLErrorCode.ValidationFailed),
         );
-        prepared = { document: errors.length > 0 ? null : parsed.document, errors, selected: new Map(), checked: new Map() };
+        prepared = { document: errors.length > 0 ? null : parsed.document, errors, checked: new Map() };
       }
       documents.set(query, prepared);
     }
@@ -167,16 +164,12 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     if (prepared.document === null) return { result: { errors: [...prepared.errors] }, requestError: true };
     const document = prepared.document;
 
-    let selected: SelectedOperation | GraphQLError | undefined = prepared.selected.get(params.operationName);
-    if (selected === undefined) {
-      selected = selectOperation(document, params.operationName);
-      // Only names the document defines are kept: a client cannot grow the cache with made-up ones.
-      if (!(selected instanceof GraphQLError)) prepared.selected.set(params.operationName, selected);
+    // The executor's own plan cache chooses the operation (and keeps the choice for execute()).
+    const plan = planOperation(schema, document, params.operationName);
+    if (!(plan instanceof OperationPlan)) {
+      return { result: { errors: plan.map((error) => withCode(error, GraphQLErrorCode.OperationResolutionFailure)) }, requestError: true };
     }
-    if (selected instanceof GraphQLError) {
-      return { result: { errors: [withCode(selected, GraphQLErrorCode.OperationResolutionFailure)] }, requestError: true };
-    }
-    const kind = selected.operation.operation;
+    const kind = plan.operation.operation;
     if (method === 'GET' && kind !== 'query') {
       return httpFailure(HttpErrorCode.MethodNotAllowed, `A ${kind} cannot be sent with GET; use POST.`, { allow: 'POST' });
     }
@@ -187,7 +180,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
       };
     }
 
-    const checked = checkOperation(prepared, document, selected.operation, params);
+    const checked = checkOperation(prepared, document, plan.operation, params);
     if (checked.errors.length > 0) return { result: { errors: checked.errors }, requestError: true };
 
     const abort = new OperationAbort();
