@@ -270,10 +270,19 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     return finished;
   }
 
-  /** The response to a request's outcomes: its media type, status, and for GET an ETag (or 304). */
-  function respondWith(request: PlainRequest<Raw>, mediaType: string, outcomes: OperationOutcome[], batched: boolean): HandlerResponse {
-    const body = JSON.stringify(batched ? outcomes.map((outcome) => outcome.result) : (outcomes[0] as OperationOutcome).result);
-    const status = mediaType === GRAPHQL_RESPONSE && !batched && (outcomes[0] as OperationOutcome).requestError ? 400 : 200;
+  /**
+   * The response: the result (or a batch's results) in the negotiated media type, with its
+   * status (400 for a request error under application/graphql-response+json; a batch is always
+   * 200), and for GET an ETag (or 304).
+   */
+  function respondWith(
+    request: PlainRequest<Raw>,
+    mediaType: string,
+    results: ExecutionResult | ExecutionResult[],
+    requestError: boolean,
+  ): HandlerResponse {
+    const body = JSON.stringify(results);
+    const status = mediaType === GRAPHQL_RESPONSE && requestError ? 400 : 200;
     const headers: Record<string, string> = { 'content-type': mediaType };
     if (request.method === 'GET' && status === 200) {
       const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
@@ -297,7 +306,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
       if (Array.isArray(outcome)) return outcome;
       outcomes.push(outcome);
     }
-    return respondWith(request, mediaType, outcomes, true);
+    return respondWith(request, mediaType, outcomes.map((outcome) => outcome.result), false);
   }
 
   return function handle(request: PlainRequest<Raw>): MaybePromise<HandlerResponse> {
@@ -359,9 +368,9 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
   function runSingle(request: PlainRequest<Raw>, mediaType: string, params: RequestParams): MaybePromise<HandlerResponse> {
     const outcome = runOperation(params, request.method, request);
     if (outcome instanceof Promise) {
-      return outcome.then((settled) => (Array.isArray(settled) ? settled : respondWith(request, mediaType, [settled], false)));
+      return outcome.then((settled) => (Array.isArray(settled) ? settled : respondWith(request, mediaType, settled.result, settled.requestError)));
     }
-    return Array.isArray(outcome) ? outcome : respondWith(request, mediaType, [outcome], false);
+    return Array.isArray(outcome) ? outcome : respondWith(request, mediaType, outcome.result, outcome.requestError);
   }
 }
 
