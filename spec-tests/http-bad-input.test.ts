@@ -12,7 +12,7 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { json, postJson, send, serveDuringSuite } from './support/httpServer.ts';
+import { json, jsonSyntaxMessage, postJson, send, serveDuringSuite } from './support/httpServer.ts';
 import type { SentResponse } from './support/httpServer.ts';
 
 const RUNS = Number(process.env.HTTP_FUZZ_RUNS ?? 300);
@@ -37,15 +37,6 @@ function badRequest(message: string) {
   return { errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] };
 }
 
-/** What V8 says about a text that is not JSON, as the server passes it on. */
-function jsonSyntaxMessage(text: string): string {
-  try {
-    JSON.parse(text);
-  } catch (error) {
-    return (error as Error).message;
-  }
-  throw new Error(`${text} is valid JSON.`);
-}
 
 /** `{a{a{a ... }}}` nested `levels` deep (3 tokens per level). */
 function nested(levels: number): string {
@@ -180,7 +171,7 @@ describe('malformed requests', () => {
       expect(server.probe.calls).toEqual([]);
     });
 
-    it.each(['application/graphql', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/json'])(
+    it.each(['text/plain', 'application/graphql', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/json'])(
       'answers 415 UNSUPPORTED_MEDIA_TYPE to %s',
       async (contentType) => {
         const response = await send(server.url, {
@@ -189,6 +180,7 @@ describe('malformed requests', () => {
           body: JSON.stringify({ query: '{ hello }' }),
         });
         expect(response.status).toBe(415);
+        expect(response.headers['content-type']).toBe(JSON_RESPONSE);
         const type = contentType.split(';')[0] as string;
         expect(json(response)).toEqual({
           error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: `Content-Type ${type} is not supported; send application/json.` },

@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createHandler, makeSchema } from '../src/index.ts';
-import type { HandlerOptions, HandlerResponse, PlainRequest } from '../src/index.ts';
-import type { OperationScope } from '../src/http/handler.ts';
+import type { HandlerOptions, HandlerResponse, OperationScope, PlainRequest } from '../src/index.ts';
+import { jsonSyntaxMessage } from './support/httpServer.ts';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
 const JSON_RESPONSE = 'application/json; charset=utf-8';
@@ -121,15 +121,6 @@ async function later(answer: HandlerResponse | Promise<HandlerResponse>): Promis
   return await answer;
 }
 
-/** What V8 says about a text that is not JSON. */
-function jsonSyntaxMessage(text: string): string {
-  try {
-    JSON.parse(text);
-  } catch (error) {
-    return (error as Error).message;
-  }
-  throw new Error(`${text} is valid JSON.`);
-}
 
 describe('createHandler: synchronous and asynchronous answers', () => {
   it('answers a synchronous POST query synchronously, with [body, init]', () => {

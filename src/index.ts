@@ -22,4 +22,4 @@ export { COST_DIRECTIVES_SDL } from './analysis/costDirectives.ts';
 export { createServer } from './http/server.ts';
 export type { ServerOptions, GraphQLServer } from './http/server.ts';
 export { createHandler } from './http/handler.ts';
-export type { HandlerOptions, PlainRequest, HandlerResponse, LogEntry } from './http/handler.ts';
+export type { HandlerOptions, PlainRequest, HandlerResponse, LogEntry, MaybePromise, OperationScope } from './http/handler.ts';

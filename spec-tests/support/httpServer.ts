@@ -306,3 +306,13 @@ export function postJson(url: string, body: unknown, accept: string | null = 'ap
 export function json(response: SentResponse): unknown {
   return JSON.parse(response.text) as unknown;
 }
+
+/** What V8 says about a text that is not JSON: the message the server passes on in a 400. */
+export function jsonSyntaxMessage(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error(`${text} is valid JSON.`);
+}
