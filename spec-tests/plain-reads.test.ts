@@ -13,8 +13,6 @@
  * Int; Errors and functions as enum values; thenables that call back synchronously; arrays with
  * their own iterator; a serializer's rejected promise); each is now a passing case here.
  */
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { execute as graphqlExecute, parse } from 'graphql';
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
@@ -576,30 +574,17 @@ describe('a custom scalar whose serialize returns a Promise', () => {
     await expectBoth(schema, '{ x y s }', { rootValue: { x: 1, y: [1, 2], s: 's' } }, { data: { x: 'L1', y: ['L1', 'L2'], s: 's' } });
   });
 
-  it('a rejected serialize promise is a field error', () => {
-    const index = fileURLToPath(new URL('../src/index.ts', import.meta.url));
-    const script = `
-      const { execute, makeSchema } = await import(${JSON.stringify(index)});
-      const { parse } = await import('graphql');
-      process.on('unhandledRejection', (error) => { console.log('unhandled rejection: ' + error.message); process.exit(2); });
-      const schema = makeSchema({
-        typeDefs: 'scalar Later type Query { x: Later s: String }',
-        resolvers: { Later: { serialize: () => Promise.reject(new Error('cannot serialize')) } },
-      });
-      const timeout = new Promise((resolve) => setTimeout(resolve, 2000, 'execute did not settle'));
-      const result = await Promise.race([execute({ schema, document: parse('{ s x }'), rootValue: { x: 1, s: 's' } }), timeout]);
-      console.log(JSON.stringify(result));
-    `;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
-      encoding: 'utf8',
-      timeout: 30_000,
+  // A short timeout: the bug this guards against left the execution unsettled.
+  it('a rejected serialize promise is a field error', async () => {
+    const schema = makeSchema({
+      typeDefs: 'scalar Later type Query { x: Later s: String }',
+      resolvers: { Later: { serialize: () => Promise.reject(new Error('cannot serialize')) } },
     });
-    expect(child.stdout).toBe(
-      JSON.stringify({ errors: [fieldError('cannot serialize', 5, ['x'])], data: { s: 's', x: null } }) + '\n',
-    );
-    expect(child.status).toBe(0);
-  });
+    await expectBoth(schema, '{ s x }', { rootValue: { x: 1, s: 's' } }, {
+      errors: [fieldError('cannot serialize', 5, ['x'])],
+      data: { s: 's', x: null },
+    });
+  }, 5_000);
 });
 
 describe('measureCost: plain reads cost what the same fields cost with trivial resolvers', () => {
