@@ -91,9 +91,9 @@ export function compileFields<Exec extends { actualCost: number | null }>(
     lines.push(`try { value = source.${field.fieldName}; } catch (error) { value = failedRead(error); }`);
     // A built-in scalar already in shape is checked inline (the same test as PlainRead's);
     // anything else, and enums and lists, ask the field's PlainRead, which knows every rule.
-    const inShape = read.list ? null : INLINE_CHECKS[read.leaf];
+    const inShape = read.list ? undefined : INLINE_CHECKS[read.leaf];
     lines.push(
-      inShape === undefined || inShape === null
+      inShape === undefined
         ? `completed = P[${index}].completed(value);`
         : `completed = ${inShape} ? value : P[${index}].completed(value);`,
     );
