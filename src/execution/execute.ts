@@ -38,7 +38,8 @@ import type {
   OperationDefinitionNode,
 } from 'graphql';
 import { inspect } from '../jsutils/inspect.ts';
-import { ResponsePath, pathToArray } from './path.ts';
+import { fieldPath, itemPath, pathToArray } from './path.ts';
+import type { ResponsePath } from './path.ts';
 import { NOT_PLAIN, OperationPlan, ValueKind, planOperation } from './plan.ts';
 import type { AbstractPlan, ArgumentValues, FieldPlan, ListPlan, SelectionPlan, ValuePlan } from './plan.ts';
 import { fieldWeight } from '../analysis/analyze.ts';
@@ -632,7 +633,7 @@ function resolveField(
     return;
   }
   const plan = field.value;
-  let path = plan.needsPath ? new ResponsePath(parentPath, name, field.parentType.name, plan.nullable) : undefined;
+  let path = plan.needsPath ? fieldPath(field, parentPath) : undefined;
   try {
     let value: unknown;
     const resolve = field.resolve ?? exec.fieldResolver;
@@ -683,10 +684,6 @@ function stopField(exec: Execution, field: FieldPlan, result: ResultObject, pare
   if (!field.value.nullable) throw error;
   exec.nullField(error, path);
   result[field.responseName] = null;
-}
-
-function fieldPath(field: FieldPlan, parentPath: ResponsePath | undefined): ResponsePath {
-  return new ResponsePath(parentPath, field.responseName, field.parentType.name, field.value.nullable);
 }
 
 /**
@@ -761,22 +758,22 @@ function completeListItem(
   index: number,
   listPath: ResponsePath,
 ): void {
-  let path = item.needsPath ? new ResponsePath(listPath, index, undefined, item.nullable) : undefined;
+  let path = item.needsPath ? itemPath(listPath, index, item) : undefined;
   try {
     if (isPromiseLike(value)) {
       completed.push(null);
-      exec.await(value, field, item, completed, index, (path ??= new ResponsePath(listPath, index, undefined, item.nullable)));
+      exec.await(value, field, item, completed, index, (path ??= itemPath(listPath, index, item)));
       return;
     }
     const itemValue = completeValue(exec, field, item, value, path);
     if (itemValue instanceof Promise) {
       completed.push(null);
-      exec.await(itemValue, field, null, completed, index, (path ??= new ResponsePath(listPath, index, undefined, item.nullable)));
+      exec.await(itemValue, field, null, completed, index, (path ??= itemPath(listPath, index, item)));
       return;
     }
     completed.push(itemValue);
   } catch (raw) {
-    path ??= new ResponsePath(listPath, index, undefined, item.nullable);
+    path ??= itemPath(listPath, index, item);
     const error = locatedError(raw, field.fieldNodes, pathToArray(path));
     if (!item.nullable) throw error;
     exec.nullField(error, path);

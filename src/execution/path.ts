@@ -11,6 +11,7 @@
  * or an error), since most leaves never need one.
  */
 import type { GraphQLResolveInfo } from 'graphql';
+import type { FieldPlan, ValuePlan } from './plan.ts';
 
 type Path = GraphQLResolveInfo['path'];
 
@@ -26,6 +27,16 @@ export class ResponsePath implements Path {
     this.typename = typename;
     this.nullable = nullable;
   }
+}
+
+/** The position of a field's value: under its parent's, at its response name. */
+export function fieldPath(field: FieldPlan, parentPath: ResponsePath | undefined): ResponsePath {
+  return new ResponsePath(parentPath, field.responseName, field.parentType.name, field.value.nullable);
+}
+
+/** The position of a list's item: under the list's, at its index. */
+export function itemPath(listPath: ResponsePath, index: number, item: ValuePlan): ResponsePath {
+  return new ResponsePath(listPath, index, undefined, item.nullable);
 }
 
 /** The `path` member of an error: response names and list indices from the root. */

@@ -16,7 +16,8 @@ import type {
 } from 'graphql';
 import type { FieldPlan } from './plan.ts';
 import type { Fragments } from '../language/collectFields.ts';
-import { ResponsePath } from './path.ts';
+import { fieldPath } from './path.ts';
+import type { ResponsePath } from './path.ts';
 
 /** What `info` needs to know about the request it belongs to. */
 export interface RequestScope {
@@ -53,12 +54,7 @@ export class ResolveInfo implements GraphQLResolveInfo {
     return this.field.parentType;
   }
   get path(): ResponsePath {
-    return (this.fieldPath ??= new ResponsePath(
-      this.parentPath,
-      this.field.responseName,
-      this.field.parentType.name,
-      this.field.value.nullable,
-    ));
+    return (this.fieldPath ??= fieldPath(this.field, this.parentPath));
   }
   get schema(): GraphQLSchema {
     return this.request.schema;
