@@ -40,7 +40,7 @@ import { fileURLToPath } from 'node:url';
 import { createBenchSchema, createDb } from '../schema.ts';
 import { GRAPHQL_PATH, SCENARIOS } from './scenarios.ts';
 import type { HttpScenario } from './scenarios.ts';
-import type { CannedResponse } from './servers/ceiling.ts';
+import type { CannedResponse } from './servers/serve.ts';
 
 const CONNECTIONS = 32;
 

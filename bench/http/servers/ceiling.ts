@@ -7,20 +7,11 @@
  * `{ headers, body }` with the body in base64: the exact bytes our server answered.
  */
 import '../../production-mode.ts';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { announce, listen } from './serve.ts';
+import { announce, listen, readCannedResponse } from './serve.ts';
 
-export interface CannedResponse {
-  headers: Record<string, string>;
-  /** Base64, so that the bytes survive the trip through JSON exactly. */
-  body: string;
-}
-
-const path = process.argv[2];
-if (path === undefined) throw new TypeError('ceiling.ts needs the path of a canned response file as its argument.');
-const canned = JSON.parse(readFileSync(path, 'utf8')) as CannedResponse;
-const body = Buffer.from(canned.body, 'base64');
+const canned = readCannedResponse('ceiling.ts');
+const body = canned.body;
 const headers = { ...canned.headers, 'content-length': String(body.length) };
 
 // A GraphQL server must read the whole request before it can answer, so the ceiling does too.

@@ -9,15 +9,11 @@
  * Usage: `node --import tsx bench/http/servers/json-floor.ts <response.json>` (see ceiling.ts).
  */
 import '../../production-mode.ts';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { CannedResponse } from './ceiling.ts';
-import { announce, listen } from './serve.ts';
+import { announce, listen, readCannedResponse } from './serve.ts';
 
-const path = process.argv[2];
-if (path === undefined) throw new TypeError('json-floor.ts needs the path of a canned response file as its argument.');
-const canned = JSON.parse(readFileSync(path, 'utf8')) as CannedResponse;
-const result: unknown = JSON.parse(Buffer.from(canned.body, 'base64').toString('utf8'));
+const canned = readCannedResponse('json-floor.ts');
+const result: unknown = JSON.parse(canned.body.toString('utf8'));
 
 const server = createServer((request, response) => {
   const chunks: Buffer[] = [];

@@ -7,6 +7,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 /** Binds to loopback on a port the OS picks; the runner learns it from `announce`. */
@@ -29,4 +30,19 @@ export function announce(server: Server): void {
     server.close();
     process.exit(0);
   });
+}
+
+/** Our server's exact answer, as the runner saved it for the servers that repeat it. */
+export interface CannedResponse {
+  headers: Record<string, string>;
+  /** Base64, so that the bytes survive the trip through JSON exactly. */
+  body: string;
+}
+
+/** The canned response whose file the runner named as this server's argument. */
+export function readCannedResponse(server: string): { headers: Record<string, string>; body: Buffer } {
+  const path = process.argv[2];
+  if (path === undefined) throw new TypeError(`${server} needs the path of a canned response file as its argument.`);
+  const canned = JSON.parse(readFileSync(path, 'utf8')) as CannedResponse;
+  return { headers: canned.headers, body: Buffer.from(canned.body, 'base64') };
 }
