@@ -13,8 +13,10 @@
  *    completed value there. graphql-js instead builds a promise per object and per list
  *    (`Promise.all`) and copies every result once more; we keep a registry of outstanding
  *    continuations per request (pendingWork.ts) and finish when it is empty.
- *  - A field read straight off its parent, whose value already has its scalar's JavaScript
- *    type, is stored as it is: no resolver call, no completion (executeFields).
+ *  - A field read straight off its parent, whose value is already in shape (plan.ts
+ *    `PlainRead`), is stored as it is: no resolver call, no completion (executeFields). Once a
+ *    selection plan has completed enough objects, generated code does those reads and stores
+ *    by name (compileFields.ts, called from executeSelection).
  *  - While BatchLoaders exist, each resolver call runs as a task of the request's batch
  *    scheduler (batching/scheduler.ts), which sends loads when every task in flight waits on one.
  *
