@@ -9,10 +9,9 @@
  * Runs: HTTP_FUZZ_RUNS (default 300). To replay a failure, set HTTP_FUZZ_SEED (and
  * HTTP_FUZZ_PATH) to the `seed` (and `path`) fast-check printed.
  */
-import http from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { json, jsonSyntaxMessage, postJson, send, serveDuringSuite } from './support/httpServer.ts';
+import { json, jsonSyntaxMessage, postChunked, postJson, send, serveDuringSuite } from './support/httpServer.ts';
 import type { SentResponse } from './support/httpServer.ts';
 
 const RUNS = Number(process.env.HTTP_FUZZ_RUNS ?? 300);
@@ -141,21 +140,7 @@ describe('malformed requests', () => {
     it('decodes a character whose bytes arrive in two chunks', async () => {
       const body = Buffer.from(JSON.stringify({ query: '{ hello(name: "Zoë 🌍") }' }));
       const globe = body.indexOf(Buffer.from('🌍'));
-      const response = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const request = http.request(server.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json', 'transfer-encoding': 'chunked' },
-          agent: false,
-        });
-        request.on('response', (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        });
-        request.on('error', reject);
-        request.write(body.subarray(0, globe + 2));
-        setTimeout(() => request.end(body.subarray(globe + 2)), 20);
-      });
+      const response = await postChunked(server.url, [body.subarray(0, globe + 2), body.subarray(globe + 2)]);
       expect(response.status).toBe(200);
       expect(JSON.parse(response.text)).toEqual({ data: { hello: 'Hello, Zoë 🌍!' }, extensions: FREE });
     });

@@ -11,7 +11,7 @@ import net from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, postJson, send, serveDuringSuite, startServer } from './support/httpServer.ts';
+import { json, postChunked, postJson, send, serveDuringSuite, startServer } from './support/httpServer.ts';
 import type { StartedServer, TestContext } from './support/httpServer.ts';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
@@ -577,22 +577,7 @@ describe('options', () => {
 
   it('refuses a chunked body that grows past maxBodyBytes with 413, without a Content-Length to go by', async () => {
     const server = await start({ maxBodyBytes: 1000 });
-    const response = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const request = http.request(server.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'transfer-encoding': 'chunked' },
-        agent: false,
-      });
-      request.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      });
-      request.on('error', reject);
-      request.write(`{"query":"{ hello }${' '.repeat(600)}`);
-      request.write(' '.repeat(600));
-      request.end('"}');
-    });
+    const response = await postChunked(server.url, [`{"query":"{ hello }${' '.repeat(600)}`, ' '.repeat(600), '"}'], 0);
     expect(response.status).toBe(413);
     expect(JSON.parse(response.text)).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than 1000 bytes.' } });
     expect(server.probe.calls).toEqual([]);

@@ -316,3 +316,33 @@ export function jsonSyntaxMessage(text: string): string {
   }
   throw new Error(`${text} is valid JSON.`);
 }
+
+/**
+ * A JSON POST sent with `Transfer-Encoding: chunked` (so no Content-Length), one chunk at a time,
+ * `gapMs` apart so that the server sees them arrive separately (0: all at once).
+ */
+export function postChunked(url: string, chunks: ReadonlyArray<string | Buffer>, gapMs = 20): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'transfer-encoding': 'chunked' },
+      agent: false,
+    });
+    request.on('response', (res) => {
+      const received: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => received.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(received).toString('utf8') }));
+    });
+    request.on('error', reject);
+    const writeFrom = (index: number): void => {
+      if (index === chunks.length - 1) {
+        request.end(chunks[index]);
+        return;
+      }
+      request.write(chunks[index]);
+      if (gapMs === 0) writeFrom(index + 1);
+      else setTimeout(() => writeFrom(index + 1), gapMs);
+    };
+    writeFrom(0);
+  });
+}
