@@ -46,6 +46,7 @@ import type {
 import { fieldWeight } from '../analysis/analyze.ts';
 import { isPlainArray } from '../jsutils/isPlainArray.ts';
 import type { CompiledFields } from './compileFields.ts';
+import type { ObjectWriter } from './compileStringify.ts';
 import { fieldDefinition } from '../language/fieldDefinition.ts';
 import { selectOperation } from '../language/selectOperation.ts';
 import { collectFields, containsVariable, dependsOnVariables } from '../language/collectFields.ts';
@@ -211,6 +212,9 @@ export class SelectionPlan {
    */
   compiled: CompiledFields<never> | null | undefined = undefined;
   uses = 0;
+  /** The generated JSON writer of its result objects (compileStringify.ts): undefined until decided, null when not compiled. */
+  writer: ObjectWriter | null | undefined = undefined;
+  writes = 0;
   private readonly operation: OperationPlan;
   private readonly selectionSets: ReadonlyArray<SelectionSetNode>;
   private readonly variants: Map<string, ReadonlyArray<FieldPlan>> | undefined;

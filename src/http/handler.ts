@@ -24,11 +24,14 @@ import type { Limits } from '../analysis/limits.ts';
 import type { Analysis } from '../analysis/analyze.ts';
 import { execute } from '../execution/execute.ts';
 import { OperationPlan, planOperation } from '../execution/plan.ts';
+import type { SelectionPlan } from '../execution/plan.ts';
+import { stringifyData } from '../execution/compileStringify.ts';
 import { GraphQLErrorCode, HttpErrorCode, codedError, httpErrorBody, withCode } from './errors.ts';
 import type { HttpError } from './errors.ts';
 import { LruCache } from './lruCache.ts';
 import { describe } from '../jsutils/describe.ts';
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
+import { stringifySmall } from '../jsutils/stringifySmall.ts';
 
 /** A request as any transport can describe it. */
 export interface PlainRequest<Raw = unknown> {
@@ -100,6 +103,12 @@ export interface HandlerOptions<Raw = unknown> {
   log?: (entry: LogEntry) => void;
 }
 
+/**
+ * An operation with no list field and at most this many fields (fragments written out) has a
+ * result small enough that generated code writes it faster than the native JSON.stringify.
+ */
+const SMALL_RESULT_FIELDS = 32;
+
 /** Bodies up to this many characters have their parsed members remembered (a few MB at most). */
 const SMALL_BODY = 4096;
 
@@ -125,6 +134,11 @@ interface OperationOutcome {
   result: ExecutionResult;
   /** Whether the result is a request error (no `data`): 400 under application/graphql-response+json. */
   requestError: boolean;
+  /**
+   * For a result known to be small (see isSmall): the operation's root selection plan, whose
+   * generated writer writes `data` (compileStringify.ts). Otherwise the native JSON.stringify does.
+   */
+  writer?: SelectionPlan | null;
 }
 
 /** Builds the handler: a function from a plain request to `[body, init]`. */
@@ -186,14 +200,17 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     const abort = new OperationAbort();
     const contextValue = options.context ? options.context(request.raw, abort) : new DefaultContext(request.raw, abort);
     if (isPromiseLike(contextValue)) {
-      return Promise.resolve(contextValue).then((resolved) => executeOperation(document, params, checked.analysis, request, abort, resolved));
+      return Promise.resolve(contextValue).then((resolved) =>
+        executeOperation(document, plan, params, checked.analysis, request, abort, resolved),
+      );
     }
-    return executeOperation(document, params, checked.analysis, request, abort, contextValue);
+    return executeOperation(document, plan, params, checked.analysis, request, abort, contextValue);
   }
 
   /** Runs a checked operation; a synchronous execution is answered at once, an asynchronous one within the timeout. */
   function executeOperation(
     document: DocumentNode,
+    plan: OperationPlan,
     params: RequestParams,
     analysis: Analysis | null,
     request: PlainRequest<Raw>,
@@ -209,7 +226,9 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
       measureCost: reportCost,
       signal: abort,
     });
-    if (!(executed instanceof Promise)) return { result: finishResult(executed, analysis), requestError: !('data' in executed) };
+    if (!(executed instanceof Promise)) {
+      return { result: finishResult(executed, analysis), requestError: !('data' in executed), writer: isSmall(analysis) ? plan.root : null };
+    }
     request.onClientGone?.(() => abort.abort(new Error('The client closed the connection.')));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<null>((resolve) => {
@@ -222,7 +241,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
         const error = codedError(`Execution timed out after ${timeoutMs} ms.`, GraphQLErrorCode.Timeout);
         return { result: { errors: [error], data: null }, requestError: false };
       }
-      return { result: finishResult(result, analysis), requestError: !('data' in result) };
+      return { result: finishResult(result, analysis), requestError: !('data' in result), writer: isSmall(analysis) ? plan.root : null };
     });
   }
 
@@ -280,8 +299,9 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     mediaType: string,
     results: ExecutionResult | ExecutionResult[],
     requestError: boolean,
+    writer: SelectionPlan | null = null,
   ): HandlerResponse {
-    const body = JSON.stringify(results);
+    const body = writer !== null && !Array.isArray(results) ? resultText(results, writer) : JSON.stringify(results);
     const status = mediaType === GRAPHQL_RESPONSE && requestError ? 400 : 200;
     const headers: Record<string, string> = { 'content-type': mediaType };
     if (request.method === 'GET' && status === 200) {
@@ -368,9 +388,9 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
   function runSingle(request: PlainRequest<Raw>, mediaType: string, params: RequestParams): MaybePromise<HandlerResponse> {
     const outcome = runOperation(params, request.method, request);
     if (outcome instanceof Promise) {
-      return outcome.then((settled) => (Array.isArray(settled) ? settled : respondWith(request, mediaType, settled.result, settled.requestError)));
+      return outcome.then((settled) => (Array.isArray(settled) ? settled : respondWith(request, mediaType, settled.result, settled.requestError, settled.writer)));
     }
-    return Array.isArray(outcome) ? outcome : respondWith(request, mediaType, outcome.result, outcome.requestError);
+    return Array.isArray(outcome) ? outcome : respondWith(request, mediaType, outcome.result, outcome.requestError, outcome.writer);
   }
 }
 
@@ -414,6 +434,32 @@ class DefaultContext<Raw> {
   }
 }
 
+/**
+ * Whether an operation's result is bounded and small: no list field (GitHub's node count is the
+ * sum over list fields) and few fields, fragments written out. The analysis is the cost
+ * analyzer's, made before execution anyway.
+ */
+function isSmall(analysis: Analysis | null): boolean {
+  return analysis !== null && analysis.nodes === 0 && analysis.fields <= SMALL_RESULT_FIELDS;
+}
+
+/**
+ * A small result's JSON text: `data` by the root plan's generated writer, the cost report by
+ * stringifySmall; the same text JSON.stringify gives (see compileStringify.ts). Results with
+ * errors, and anything unusual, are left to JSON.stringify.
+ */
+function resultText(result: ExecutionResult, root: SelectionPlan): string {
+  if (result.errors === undefined && (Object.prototype as { toJSON?: unknown }).toJSON === undefined) {
+    const data = stringifyData(root, result.data);
+    if (data !== undefined) {
+      if (result.extensions === undefined) return '{"data":' + data + '}';
+      const extensions = stringifySmall(result.extensions);
+      if (extensions !== undefined) return '{"data":' + data + ',"extensions":' + extensions + '}';
+    }
+  }
+  return JSON.stringify(result);
+}
+
 function header(request: PlainRequest<unknown>, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
@@ -434,16 +480,25 @@ function graphqlFailure(mediaType: string, error: GraphQLError): HandlerResponse
  */
 function negotiate(accept: string | undefined): string | null {
   if (accept === undefined) return JSON_RESPONSE;
+  if (accept === lastAccept) return lastNegotiated;
   let negotiated = negotiatedByAccept.get(accept);
   if (negotiated === undefined) {
     negotiated = negotiateUncached(accept);
     negotiatedByAccept.set(accept, negotiated);
   }
+  lastAccept = accept;
+  lastNegotiated = negotiated;
   return negotiated;
 }
 
-/** Clients send few distinct Accept headers: each is read once. */
+/**
+ * Clients send few distinct Accept headers: each is read once. Each request's header is a new
+ * string, whose hash a Map lookup must compute, so the last one is also kept aside: comparing
+ * with it is cheaper, and a client usually sends the same header as the request before.
+ */
 const negotiatedByAccept = new LruCache<string, string | null>(256);
+let lastAccept: string | undefined;
+let lastNegotiated: string | null = null;
 
 function negotiateUncached(accept: string): string | null {
   if (accept.trim() === '') return JSON_RESPONSE;
@@ -464,15 +519,21 @@ function negotiateUncached(accept: string): string | null {
 /** POST bodies are JSON in UTF-8; null when acceptable, else why not (by header value, remembered). */
 function checkContentType(contentType: string | undefined): string | null {
   if (contentType === undefined) return checkContentTypeUncached(undefined);
+  if (contentType === lastContentType) return lastVerdict;
   let verdict = contentTypeVerdicts.get(contentType);
   if (verdict === undefined) {
     verdict = checkContentTypeUncached(contentType) ?? '';
     contentTypeVerdicts.set(contentType, verdict);
   }
-  return verdict === '' ? null : verdict;
+  lastContentType = contentType;
+  lastVerdict = verdict === '' ? null : verdict;
+  return lastVerdict;
 }
 
+/** Verdicts by header value ('' for acceptable), and the last one aside, as for Accept above. */
 const contentTypeVerdicts = new LruCache<string, string>(256);
+let lastContentType: string | undefined;
+let lastVerdict: string | null = null;
 
 function checkContentTypeUncached(contentType: string | undefined): string | null {
   if (contentType === undefined || contentType.trim() === '') {
