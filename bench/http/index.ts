@@ -25,13 +25,15 @@
  * measurements in a row, default 1: on a shared machine one run can land in a bad minute, so
  * the report ends with each bar's ratio in every repeat, and their median), BENCH_HTTP_CPU_PROF (a
  * directory: run every server under `--cpu-prof`, writing its profiles into the folder
- * `<server>-<scenario>` there; the main thread's is the largest).
+ * `<server>-<scenario>` there; the main thread's is the largest), BENCH_HTTP_PIN (default 1: on a
+ * machine with two cores or more and `taskset`, the server under test runs on one core and the
+ * load generator on another; 0 leaves placement to the scheduler; see `cpuPlacement`).
  */
 import '../production-mode.ts';
 import autocannon from 'autocannon';
 import { execute, parse } from 'graphql';
 import type { ExecutionResult } from 'graphql';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
@@ -78,6 +80,38 @@ const SATURATED_CPU = 0.9;
 
 const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
+/**
+ * Where the processes run. Left to the scheduler, the server and autocannon (and the server's
+ * GC threads) share two cores however it likes, and that placement, fixed early in a process's
+ * life, made the same server measure up to 20% faster or slower from one process to the next
+ * on the 2-core machine the issue was measured on: more than the differences being measured.
+ * With the server on one core and the load generator on the other, two processes of the same
+ * server measure within about 1% of each other. Every server is placed alike, so no one gains.
+ */
+interface CpuPlacement {
+  /** The command that starts a server: taskset in front of node when pinned. */
+  command: string;
+  prefix: string[];
+  /** For the report's first line. */
+  description: string;
+}
+
+function cpuPlacement(): CpuPlacement {
+  const unpinned = (why: string): CpuPlacement => ({ command: process.execPath, prefix: [], description: `not pinned (${why})` });
+  if (process.env.BENCH_HTTP_PIN === '0') return unpinned('BENCH_HTTP_PIN=0');
+  if (os.availableParallelism() < 2) return unpinned('one core');
+  // The runner, autocannon included, moves to core 0 with all its threads; servers start on core 1.
+  const pinned = spawnSync('taskset', ['--all-tasks', '--cpu-list', '--pid', '0', String(process.pid)], { stdio: 'ignore' });
+  if (pinned.error !== undefined || pinned.status !== 0) return unpinned('taskset is not available');
+  return {
+    command: 'taskset',
+    prefix: ['--cpu-list', '1', process.execPath],
+    description: 'each server pinned to core 1 and the load generator to core 0 (taskset)',
+  };
+}
+
+let placement: CpuPlacement | undefined;
+
 /** Headers that belong to one connection or one moment rather than to the response. */
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length']);
 
@@ -118,7 +152,8 @@ function startServer(name: ServerName, scenario: string, args: string[] = []): P
       : // A folder per server and scenario: tsx's loader thread writes a profile of its own.
         ['--cpu-prof', `--cpu-prof-dir=${resolve(profileDir, `${name}-${scenario}`)}`];
   const script = join(REPO_ROOT, 'bench', 'http', 'servers', `${name}.ts`);
-  const child = spawn(process.execPath, [...profileFlags, '--import', 'tsx', script, ...args], {
+  placement ??= cpuPlacement();
+  const child = spawn(placement.command, [...placement.prefix, ...profileFlags, '--import', 'tsx', script, ...args], {
     cwd: REPO_ROOT,
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -376,7 +411,7 @@ function printReport(rows: readonly Row[], { seconds, warmupSeconds }: Timing): 
     `Node ${process.version} (${process.platform} ${process.arch}, ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}), ` +
       `NODE_ENV=${process.env.NODE_ENV}; autocannon, ${CONNECTIONS} connections, no pipelining; ` +
       `${seconds} s timed per server per scenario, in interleaved rounds of about ${ROUND_SECONDS} s, after ${warmupSeconds} s ` +
-      'of warm-up; one server under load at a time. req/s and p99 are the medians of the rounds.',
+      `of warm-up; one server under load at a time, ${placement?.description ?? 'not pinned'}. req/s and p99 are the medians of the rounds.`,
   );
   console.log();
   console.log('| scenario | server | req/s | p99 latency (ms) | ÷ ceiling | ÷ json-floor | ÷ mercurius |');
