@@ -624,6 +624,12 @@ describe('stringifySmall, examples with the text written out', () => {
     expect(stringifySmall({ a: { toJSON: () => ({ toJSON: () => 'never', b: 1 }) }, c: { toJSON: () => undefined } })).toBe('{"a":{"b":1}}');
   });
 
+  it('asks a function for its toJSON too (functions are objects), and leaves out one without', () => {
+    const withToJSON = Object.assign(() => 1, { toJSON: (k: string) => 'function as ' + k });
+    expect(stringifySmall({ f: withToJSON, g: () => 2, list: [withToJSON] })).toBe('{"f":"function as f","list":["function as 0"]}');
+    expect(stringifySmall(withToJSON)).toBe('"function as "');
+  });
+
   it('writes Dates, boxed primitives, class instances, Maps and GraphQLErrors as JSON does', () => {
     expect(stringifySmall({ d: new Date(0), bad: new Date(NaN) })).toBe('{"d":"1970-01-01T00:00:00.000Z","bad":null}');
     expect(stringifySmall([new Number(-0), new String('s"'), new Boolean(false)])).toBe(String.raw`[0,"s\"",false]`);

@@ -75,7 +75,8 @@ export function stringifyMember(value: unknown, key: string): string | undefined
 
 /** One value, as the property `key` of its holder: its text, or undefined when JSON leaves it out. */
 function property(value: unknown, key: string | number): string | undefined {
-  if ((typeof value === 'object' && value !== null) || typeof value === 'bigint') {
+  // Functions are objects too: JSON.stringify asks them for a toJSON (and leaves them out otherwise).
+  if ((typeof value === 'object' && value !== null) || typeof value === 'function' || typeof value === 'bigint') {
     const toJSON: unknown = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function') return serialized(toJSON.call(value, typeof key === 'number' ? String(key) : key));
   }
