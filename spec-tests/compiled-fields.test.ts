@@ -14,6 +14,7 @@ import type { DocumentNode, FieldNode, GraphQLSchema, OperationDefinitionNode } 
 import { describe, expect, it } from 'vitest';
 import { execute, makeSchema } from '../src/index.ts';
 import { COMPILE_AFTER } from '../src/execution/compileFields.ts';
+import { withFunctionSpy } from './support/functionSpy.ts';
 
 /** More items than it takes to compile, so that both ways run in one list. */
 const ITEMS = COMPILE_AFTER * 3;
@@ -230,38 +231,13 @@ describe('generated plain reads', () => {
       ],
     };
     const rootValue = { items: items((index) => ({ id: `i${index}`, name: `n${index}` })) };
-    // Every text handed to the Function constructor while this runs.
-    const generated: string[] = [];
-    const original = globalThis.Function;
-    globalThis.Function = new Proxy(original, {
-      construct(target, args: string[]) {
-        generated.push(args.join('\n'));
-        return Reflect.construct(target, args);
-      },
-    });
-    let ours: unknown;
-    try {
-      ours = wire(await execute({ schema, document: edited, rootValue }));
-    } finally {
-      globalThis.Function = original;
-    }
+    const { value: ours, generated } = await withFunctionSpy(async () => wire(await execute({ schema, document: edited, rootValue })));
     expect(ours).toEqual(wire(await graphqlExecute({ schema, document: edited, rootValue })));
     expect((ours as { data: { items: unknown[] } }).data.items[ITEMS - 1]).toEqual({ id: `i${ITEMS - 1}`, [hostile]: `n${ITEMS - 1}` });
     expect(generated.filter((text) => text.includes('injected'))).toEqual([]);
     // The same selection with parsed names is compiled, so the spy does see generated code.
-    generated.length = 0;
-    globalThis.Function = new Proxy(original, {
-      construct(target, args: string[]) {
-        generated.push(args.join('\n'));
-        return Reflect.construct(target, args);
-      },
-    });
-    try {
-      await execute({ schema, document: parse('{ items { id name } }'), rootValue });
-    } finally {
-      globalThis.Function = original;
-    }
-    expect(generated.some((text) => text.includes('result.name = completed'))).toBe(true);
+    const parsed = await withFunctionSpy(() => execute({ schema, document: parse('{ items { id name } }'), rootValue }));
+    expect(parsed.generated.some((text) => text.includes('result.name = completed'))).toBe(true);
   });
 
   it('leave a selection with a __proto__ alias to the interpreter', async () => {

@@ -49,6 +49,7 @@ import { OperationPlan, planOperation } from '../src/execution/plan.ts';
 import { STRINGIFY_COMPILE_AFTER, stringifyData } from '../src/execution/compileStringify.ts';
 import { arbitraryOperation, describeOperation } from './support/arbitraryOperation.ts';
 import type { GeneratedOperation } from './support/arbitraryOperation.ts';
+import { withFunctionSpy } from './support/functionSpy.ts';
 
 const RUNS = Number(process.env.COMPILED_STRINGIFY_RUNS ?? 150);
 const SEED = process.env.COMPILED_STRINGIFY_SEED === undefined ? undefined : Number(process.env.COMPILED_STRINGIFY_SEED);
@@ -215,26 +216,7 @@ function nativeMember(data: unknown): string {
   return JSON.stringify({ data }).slice('{"data":'.length, -1);
 }
 
-/**
- * Runs `run` with a spy on the Function constructor; returns what it returned and every text
- * handed to the constructor meanwhile (the generated writers are named writeObject).
- */
-async function withFunctionSpy<T>(run: () => T | Promise<T>): Promise<{ value: T; generated: string[] }> {
-  const generated: string[] = [];
-  const original = globalThis.Function;
-  globalThis.Function = new Proxy(original, {
-    construct(target, args: string[]) {
-      generated.push(args.join('\n'));
-      return Reflect.construct(target, args);
-    },
-  });
-  try {
-    return { value: await run(), generated };
-  } finally {
-    globalThis.Function = original;
-  }
-}
-
+// The generated writers are named writeObject.
 const writers = (generated: string[]) => generated.filter((text) => text.includes('writeObject'));
 
 function post(body: unknown): PlainRequest {
