@@ -153,8 +153,6 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
   const documents = new LruCache<string, PreparedDocument>(options.documentCacheSize ?? 1000);
   /** The members of small POST bodies already read, by body text (see SMALL_BODY). */
   const paramsByBody = new LruCache<string, RequestParams>(options.documentCacheSize ?? 1000);
-  let lastBody: string | null = null;
-  let lastParams: RequestParams | undefined;
   const rules: ReadonlyArray<ValidationRule> = introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
   const schema = options.schema;
 
@@ -228,9 +226,8 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
       measureCost: reportCost,
       signal: abort,
     });
-    if (!(executed instanceof Promise)) {
-      return { result: finishResult(executed, analysis), requestError: !('data' in executed), writer: isSmall(analysis) ? plan.root : null };
-    }
+    const writer = isSmall(analysis) ? plan.root : null;
+    if (!(executed instanceof Promise)) return { result: finishResult(executed, analysis), requestError: !('data' in executed), writer };
     request.onClientGone?.(() => abort.abort(new Error('The client closed the connection.')));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<null>((resolve) => {
@@ -243,7 +240,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
         const error = codedError(`Execution timed out after ${timeoutMs} ms.`, GraphQLErrorCode.Timeout);
         return { result: { errors: [error], data: null }, requestError: false };
       }
-      return { result: finishResult(result, analysis), requestError: !('data' in result), writer: isSmall(analysis) ? plan.root : null };
+      return { result: finishResult(result, analysis), requestError: !('data' in result), writer };
     });
   }
 
@@ -361,13 +358,8 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
       const body = request.body;
       // Clients send the same small bodies again and again (a query without variables, or
       // with the same ones): their members are read once. Nothing downstream writes to them.
-      // The last body is kept aside too: comparing with it costs less than hashing the new string.
-      const known = body === lastBody ? lastParams : body !== null && body.length <= SMALL_BODY ? paramsByBody.get(body) : undefined;
-      if (known !== undefined) {
-        lastBody = body;
-        lastParams = known;
-        return runSingle(request, mediaType, known);
-      }
+      const known = body !== null && body.length <= SMALL_BODY ? paramsByBody.get(body) : undefined;
+      if (known !== undefined) return runSingle(request, mediaType, known);
       if (body === null || body.trim() === '') {
         return graphqlFailure(mediaType, codedError('The request body is empty; expected a JSON object with a "query".', GraphQLErrorCode.BadRequest));
       }
@@ -489,25 +481,16 @@ function graphqlFailure(mediaType: string, error: GraphQLError): HandlerResponse
  */
 function negotiate(accept: string | undefined): string | null {
   if (accept === undefined) return JSON_RESPONSE;
-  if (accept === lastAccept) return lastNegotiated;
   let negotiated = negotiatedByAccept.get(accept);
   if (negotiated === undefined) {
     negotiated = negotiateUncached(accept);
     negotiatedByAccept.set(accept, negotiated);
   }
-  lastAccept = accept;
-  lastNegotiated = negotiated;
   return negotiated;
 }
 
-/**
- * Clients send few distinct Accept headers: each is read once. Each request's header is a new
- * string, whose hash a Map lookup must compute, so the last one is also kept aside: comparing
- * with it is cheaper, and a client usually sends the same header as the request before.
- */
+/** Clients send few distinct Accept headers: each is read once. */
 const negotiatedByAccept = new LruCache<string, string | null>(256);
-let lastAccept: string | undefined;
-let lastNegotiated: string | null = null;
 
 function negotiateUncached(accept: string): string | null {
   if (accept.trim() === '') return JSON_RESPONSE;
@@ -528,21 +511,16 @@ function negotiateUncached(accept: string): string | null {
 /** POST bodies are JSON in UTF-8; null when acceptable, else why not (by header value, remembered). */
 function checkContentType(contentType: string | undefined): string | null {
   if (contentType === undefined) return checkContentTypeUncached(undefined);
-  if (contentType === lastContentType) return lastVerdict;
   let verdict = contentTypeVerdicts.get(contentType);
   if (verdict === undefined) {
     verdict = checkContentTypeUncached(contentType) ?? '';
     contentTypeVerdicts.set(contentType, verdict);
   }
-  lastContentType = contentType;
-  lastVerdict = verdict === '' ? null : verdict;
-  return lastVerdict;
+  return verdict === '' ? null : verdict;
 }
 
-/** Verdicts by header value ('' for acceptable), and the last one aside, as for Accept above. */
+/** Verdicts by header value ('' for acceptable). */
 const contentTypeVerdicts = new LruCache<string, string>(256);
-let lastContentType: string | undefined;
-let lastVerdict: string | null = null;
 
 function checkContentTypeUncached(contentType: string | undefined): string | null {
   if (contentType === undefined || contentType.trim() === '') {

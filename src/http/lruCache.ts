@@ -6,10 +6,16 @@
  * generation is full it becomes the old one and the old one is dropped; an old entry that is
  * used again moves back to the young generation. So an entry survives as long as it is used
  * at least once every `capacity` insertions, and the cache never holds more than twice that.
+ *
+ * The last key found is also kept aside. Keys read from a request (a body, a header) are new
+ * strings each time, whose hash a Map lookup must first compute; comparing with the last key
+ * costs less, and clients send the same body or header again and again.
  */
 export class LruCache<K, V> {
   private young = new Map<K, V>();
   private old = new Map<K, V>();
+  private lastKey: K | undefined = undefined;
+  private lastValue: V | undefined = undefined;
   readonly capacity: number;
 
   constructor(capacity: number) {
@@ -20,14 +26,17 @@ export class LruCache<K, V> {
   }
 
   get(key: K): V | undefined {
-    const value = this.young.get(key);
-    if (value !== undefined) return value;
-    const aged = this.old.get(key);
-    if (aged !== undefined) {
+    if (key === this.lastKey && this.lastValue !== undefined) return this.lastValue;
+    let value = this.young.get(key);
+    if (value === undefined) {
+      value = this.old.get(key);
+      if (value === undefined) return undefined;
       this.old.delete(key);
-      this.set(key, aged);
+      this.set(key, value);
     }
-    return aged;
+    this.lastKey = key;
+    this.lastValue = value;
+    return value;
   }
 
   set(key: K, value: V): void {
@@ -35,8 +44,11 @@ export class LruCache<K, V> {
     if (this.young.size >= this.capacity && !this.young.has(key)) {
       this.old = this.young;
       this.young = new Map();
+      // The last key may have been in the generation just dropped.
+      this.lastKey = this.lastValue = undefined;
     }
     this.young.set(key, value);
+    if (key === this.lastKey) this.lastValue = value;
   }
 
   get size(): number {

@@ -1,0 +1,58 @@
+/**
+ * LruCache, the bounded cache behind the handler's document, body, Accept and Content-Type
+ * caches: what it keeps, what it forgets, and that the last key it kept aside (for keys that
+ * are new strings with the same text) never answers with a value the cache no longer holds.
+ */
+import { describe, expect, it } from 'vitest';
+import { LruCache } from '../src/http/lruCache.ts';
+
+/** The same text as a different string object, as a request's body or header would be. */
+const fresh = (text: string) => (' ' + text).slice(1);
+
+describe('LruCache', () => {
+  it('finds a key by its text, whichever string object asks', () => {
+    const cache = new LruCache<string, number>(4);
+    cache.set('{ hello }', 1);
+    expect(cache.get(fresh('{ hello }'))).toBe(1);
+    expect(cache.get(fresh('{ hello }'))).toBe(1);
+    expect(cache.get('{ other }')).toBeUndefined();
+  });
+
+  it('answers the new value after a key is set again, also for the key it last found', () => {
+    const cache = new LruCache<string, string>(4);
+    cache.set('a', 'first');
+    expect(cache.get('a')).toBe('first');
+    cache.set('a', 'second');
+    expect(cache.get('a')).toBe('second');
+  });
+
+  it('keeps a key used once every capacity insertions, and forgets one that is not', () => {
+    const cache = new LruCache<string, number>(2);
+    cache.set('kept', 0);
+    cache.set('forgotten', 1);
+    for (let i = 0; i < 6; i++) {
+      expect(cache.get('kept')).toBe(0);
+      cache.set(`filler${i}`, i);
+    }
+    expect(cache.get('forgotten')).toBeUndefined();
+    expect(cache.size).toBeLessThanOrEqual(4);
+  });
+
+  it('does not answer from the last key found once that key has been dropped', () => {
+    const cache = new LruCache<string, number>(1);
+    cache.set('a', 1);
+    expect(cache.get('a')).toBe(1);
+    cache.set('b', 2); // 'a' moves to the old generation
+    cache.set('c', 3); // and the old generation, 'a' with it, is dropped
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('c')).toBe(3);
+  });
+
+  it('stores nothing with a capacity of 0, and refuses a capacity that is not a whole number', () => {
+    const cache = new LruCache<string, number>(0);
+    cache.set('a', 1);
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.size).toBe(0);
+    expect(() => new LruCache(1.5)).toThrow('LruCache: capacity must be a whole number of entries, 0 or more, got 1.5.');
+  });
+});
