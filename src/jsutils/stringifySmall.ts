@@ -37,17 +37,8 @@ const TOO_DEEP: unique symbol = Symbol('too deep');
 let depth = 0;
 
 export function stringifySmall(value: unknown): string | undefined {
-  // A toJSON or getter may call this again in the middle of a walk: each walk keeps its own depth.
-  const outer = depth;
-  depth = 0;
-  try {
-    return property(value, '');
-  } catch (error) {
-    if (error !== TOO_DEEP) throw error;
-    return JSON.stringify(value);
-  } finally {
-    depth = outer;
-  }
+  // The top-level value is the member '' of JSON.stringify's own holder.
+  return stringifyMember(value, '');
 }
 
 /**
@@ -56,6 +47,7 @@ export function stringifySmall(value: unknown): string | undefined {
  * compileStringify.ts).
  */
 export function stringifyMember(value: unknown, key: string): string | undefined {
+  // A toJSON or getter may call this again in the middle of a walk: each walk keeps its own depth.
   const outer = depth;
   depth = 0;
   try {
