@@ -95,11 +95,19 @@ export function execute(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
 
   const plan = planOperation(schema, document, args.operationName);
   if (!(plan instanceof OperationPlan)) return { errors: plan };
+  return executePlan(plan, args);
+}
 
+/**
+ * execute() for an operation already chosen by planOperation (which the caller holds on to, as
+ * the HTTP handler does for the documents it has validated): no argument checks, no plan lookup.
+ * `args.schema`, `document` and `operationName` are not read; the plan has them.
+ */
+export function executePlan(plan: OperationPlan, args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
   // CoerceVariableValues (spec 6.1.2); an operation that declares no variables has none, whatever was sent.
   let coercedVariables: Record<string, unknown> = {};
   if (plan.declaresVariables) {
-    const coerced = getVariableValues(schema, plan.operation.variableDefinitions ?? [], variableValues ?? {}, {
+    const coerced = getVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
       maxErrors: 50,
     });
     if (coerced.errors !== undefined) return { errors: coerced.errors };

@@ -22,7 +22,7 @@ import type { DocumentNode, ExecutionResult, GraphQLSchema, OperationDefinitionN
 import { checkBatchSize, checkLimits, DEFAULT_LIMITS, parseWithLimits } from '../analysis/limits.ts';
 import type { Limits } from '../analysis/limits.ts';
 import type { Analysis } from '../analysis/analyze.ts';
-import { execute } from '../execution/execute.ts';
+import { executePlan } from '../execution/execute.ts';
 import { OperationPlan, planOperation } from '../execution/plan.ts';
 import type { SelectionPlan } from '../execution/plan.ts';
 import { stringifyData } from '../execution/compileStringify.ts';
@@ -130,6 +130,27 @@ interface RequestParams {
   variables: Record<string, unknown> | null;
 }
 
+/** An operation that has passed every check before execution: what executing it needs. */
+interface ReadyOperation {
+  readonly document: DocumentNode;
+  readonly plan: OperationPlan;
+  /** The cost analysis, for the cost report (null when limits are off). */
+  readonly analysis: Analysis | null;
+  /** The root selection plan when the result is small (see isSmall), whose generated writer writes `data`. */
+  readonly writer: SelectionPlan | null;
+}
+
+/**
+ * A small POST body seen before. Everything between the body and execution depends only on the
+ * body's text (its query, operation name and variables) and on this handler's fixed schema,
+ * limits and rules, so a body whose operation passed every check once is executed at once the
+ * next time: `ready` is set then.
+ */
+interface KnownBody {
+  readonly params: RequestParams;
+  ready: ReadyOperation | null;
+}
+
 interface OperationOutcome {
   result: ExecutionResult;
   /** Whether the result is a request error (no `data`): 400 under application/graphql-response+json. */
@@ -151,8 +172,8 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
   const timeoutMs = options.executionTimeoutMs ?? 10_000;
   const log = options.log ?? ((entry: LogEntry) => console.error(entry.message, entry.requestId ?? '', entry.error ?? ''));
   const documents = new LruCache<string, PreparedDocument>(options.documentCacheSize ?? 1000);
-  /** The members of small POST bodies already read, by body text (see SMALL_BODY). */
-  const paramsByBody = new LruCache<string, RequestParams>(options.documentCacheSize ?? 1000);
+  /** Small POST bodies already read, by body text (see SMALL_BODY and KnownBody). */
+  const knownBodies = new LruCache<string, KnownBody>(options.documentCacheSize ?? 1000);
   const rules: ReadonlyArray<ValidationRule> = introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
   const schema = options.schema;
 
@@ -173,7 +194,13 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     return prepared;
   }
 
-  function runOperation(params: RequestParams, method: string, request: PlainRequest<Raw>): MaybePromise<OperationOutcome | HandlerResponse> {
+  /** Checks an operation (parse, validate, choose, method, limits) and executes it; `known` then remembers it as ready. */
+  function runOperation(
+    params: RequestParams,
+    method: string,
+    request: PlainRequest<Raw>,
+    known?: KnownBody,
+  ): MaybePromise<OperationOutcome | HandlerResponse> {
     const prepared = prepare(params.query);
     if (prepared.document === null) return { result: { errors: [...prepared.errors] }, requestError: true };
     const document = prepared.document;
@@ -197,36 +224,39 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     const checked = checkOperation(prepared, document, plan.operation, params);
     if (checked.errors.length > 0) return { result: { errors: checked.errors }, requestError: true };
 
+    const ready: ReadyOperation = { document, plan, analysis: checked.analysis, writer: isSmall(checked.analysis) ? plan.root : null };
+    if (known !== undefined) known.ready = ready;
+    return startOperation(ready, params, request);
+  }
+
+  /** Makes the operation's context, then executes it. */
+  function startOperation(ready: ReadyOperation, params: RequestParams, request: PlainRequest<Raw>): MaybePromise<OperationOutcome> {
     const abort = new OperationAbort();
     const contextValue = options.context ? options.context(request.raw, abort) : new DefaultContext(request.raw, abort);
     if (isPromiseLike(contextValue)) {
-      return Promise.resolve(contextValue).then((resolved) =>
-        executeOperation(document, plan, params, checked.analysis, request, abort, resolved),
-      );
+      return Promise.resolve(contextValue).then((resolved) => executeOperation(ready, params, request, abort, resolved));
     }
-    return executeOperation(document, plan, params, checked.analysis, request, abort, contextValue);
+    return executeOperation(ready, params, request, abort, contextValue);
   }
 
   /** Runs a checked operation; a synchronous execution is answered at once, an asynchronous one within the timeout. */
   function executeOperation(
-    document: DocumentNode,
-    plan: OperationPlan,
+    ready: ReadyOperation,
     params: RequestParams,
-    analysis: Analysis | null,
     request: PlainRequest<Raw>,
     abort: OperationAbort,
     contextValue: unknown,
   ): MaybePromise<OperationOutcome> {
-    const executed = execute({
+    const executed = executePlan(ready.plan, {
       schema,
-      document,
+      document: ready.document,
       operationName: params.operationName,
       variableValues: params.variables,
       contextValue,
       measureCost: reportCost,
       signal: abort,
     });
-    const writer = isSmall(analysis) ? plan.root : null;
+    const { analysis, writer } = ready;
     if (!(executed instanceof Promise)) return { result: finishResult(executed, analysis), requestError: !('data' in executed), writer };
     request.onClientGone?.(() => abort.abort(new Error('The client closed the connection.')));
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -358,8 +388,11 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
       const body = request.body;
       // Clients send the same small bodies again and again (a query without variables, or
       // with the same ones): their members are read once. Nothing downstream writes to them.
-      const known = body !== null && body.length <= SMALL_BODY ? paramsByBody.get(body) : undefined;
-      if (known !== undefined) return runSingle(request, mediaType, known);
+      const known = body !== null && body.length <= SMALL_BODY ? knownBodies.get(body) : undefined;
+      if (known !== undefined) {
+        if (known.ready !== null) return respondTo(request, mediaType, startOperation(known.ready, known.params, request));
+        return runSingle(request, mediaType, known.params, known);
+      }
       if (body === null || body.trim() === '') {
         return graphqlFailure(mediaType, codedError('The request body is empty; expected a JSON object with a "query".', GraphQLErrorCode.BadRequest));
       }
@@ -381,13 +414,25 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     }
     const params = readParams(payload);
     if (params instanceof GraphQLError) return graphqlFailure(mediaType, params);
-    if (method === 'POST' && (request.body as string).length <= SMALL_BODY) paramsByBody.set(request.body as string, params);
-    return runSingle(request, mediaType, params);
+    let known: KnownBody | undefined;
+    if (method === 'POST' && (request.body as string).length <= SMALL_BODY) {
+      known = { params, ready: null };
+      knownBodies.set(request.body as string, known);
+    }
+    return runSingle(request, mediaType, params, known);
   };
 
   /** One operation, not in a batch: its outcome is the response. */
-  function runSingle(request: PlainRequest<Raw>, mediaType: string, params: RequestParams): MaybePromise<HandlerResponse> {
-    const outcome = runOperation(params, request.method, request);
+  function runSingle(request: PlainRequest<Raw>, mediaType: string, params: RequestParams, known?: KnownBody): MaybePromise<HandlerResponse> {
+    return respondTo(request, mediaType, runOperation(params, request.method, request, known));
+  }
+
+  /** The response to one operation's outcome (or the HTTP failure that ended it). */
+  function respondTo(
+    request: PlainRequest<Raw>,
+    mediaType: string,
+    outcome: MaybePromise<OperationOutcome | HandlerResponse>,
+  ): MaybePromise<HandlerResponse> {
     if (outcome instanceof Promise) {
       return outcome.then((settled) => (Array.isArray(settled) ? settled : respondWith(request, mediaType, settled.result, settled.requestError, settled.writer)));
     }
