@@ -483,6 +483,123 @@ describe('limits', () => {
   });
 });
 
+/**
+ * Sends raw bytes over one connection, `gapMs` apart (or, for a function, once the text received
+ * so far satisfies it), and resolves with everything received once the server closes it.
+ */
+function exchange(port: number, steps: ReadonlyArray<string | ((received: string) => string | null)>, gapMs = 30): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    let received = '';
+    let waiting: ((received: string) => string | null) | null = null;
+    socket.setEncoding('latin1');
+    socket.on('data', (text: string) => {
+      received += text;
+      if (waiting !== null) {
+        const next = waiting(received);
+        if (next !== null) {
+          waiting = null;
+          socket.write(next);
+          void sendFrom(stepIndex);
+        }
+      }
+    });
+    socket.on('end', () => resolve(received));
+    socket.on('error', reject);
+    let stepIndex = 0;
+    const sendFrom = async (from: number): Promise<void> => {
+      for (stepIndex = from; stepIndex < steps.length; stepIndex++) {
+        const step = steps[stepIndex] as string | ((received: string) => string | null);
+        if (typeof step === 'function') {
+          waiting = step;
+          stepIndex++;
+          return;
+        }
+        if (stepIndex > 0) await new Promise((wait) => setTimeout(wait, gapMs));
+        socket.write(step);
+      }
+    };
+    socket.once('connect', () => void sendFrom(0));
+  });
+}
+
+/** The head of a POST to /graphql with a JSON body of `length` bytes. */
+function postHead(length: number, extra = ''): string {
+  return `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n`;
+}
+
+/** Each response in `text` (several HTTP/1.1 responses back to back), as status and body. */
+function responsesIn(text: string): Array<{ status: number; body: string }> {
+  const responses: Array<{ status: number; body: string }> = [];
+  let rest = text;
+  while (rest.length > 0) {
+    const headEnd = rest.indexOf('\r\n\r\n');
+    const head = rest.slice(0, headEnd);
+    const status = Number(head.slice(9, 12));
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
+    responses.push({ status, body: rest.slice(headEnd + 4, headEnd + 4 + length) });
+    rest = rest.slice(headEnd + 4 + length);
+  }
+  return responses;
+}
+
+describe('request bodies, however they arrive', () => {
+  // A body that arrives with its headers is taken whole from node's buffer; any other is
+  // streamed (server.ts readParsedBody). Both must give the same answers.
+  const server = serveDuringSuite();
+  const HELLO = JSON.stringify({ query: '{ hello }' });
+  const ANSWER = JSON.stringify({ data: { hello: 'Hello, world!' }, extensions: FREE });
+
+  it('answers a body sent with its headers in one write', async () => {
+    const text = await exchange(server.port, [postHead(HELLO.length, 'Connection: close\r\n') + HELLO]);
+    expect(responsesIn(text)).toEqual([{ status: 200, body: ANSWER }]);
+  });
+
+  it('answers a body that arrives some time after its headers', async () => {
+    const text = await exchange(server.port, [postHead(HELLO.length, 'Connection: close\r\n'), HELLO]);
+    expect(responsesIn(text)).toEqual([{ status: 200, body: ANSWER }]);
+  });
+
+  it('answers a body that arrives in pieces', async () => {
+    const text = await exchange(server.port, [postHead(HELLO.length, 'Connection: close\r\n') + HELLO.slice(0, 5), HELLO.slice(5, 12), HELLO.slice(12)]);
+    expect(responsesIn(text)).toEqual([{ status: 200, body: ANSWER }]);
+  });
+
+  it('answers two requests sent in one write in order, each with its own body', async () => {
+    const typename = JSON.stringify({ query: '{ __typename }' });
+    const text = await exchange(server.port, [postHead(HELLO.length) + HELLO + postHead(typename.length, 'Connection: close\r\n') + typename]);
+    expect(responsesIn(text)).toEqual([
+      { status: 200, body: ANSWER },
+      { status: 200, body: JSON.stringify({ data: { __typename: 'Query' }, extensions: FREE }) },
+    ]);
+  });
+
+  it('answers a client that waits for 100 Continue before sending its body', async () => {
+    const text = await exchange(server.port, [
+      postHead(HELLO.length, 'Expect: 100-continue\r\nConnection: close\r\n'),
+      (received) => (received.startsWith('HTTP/1.1 100 Continue\r\n\r\n') ? HELLO : null),
+    ]);
+    expect(text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')).toBe(true);
+    expect(responsesIn(text.slice('HTTP/1.1 100 Continue\r\n\r\n'.length))).toEqual([{ status: 200, body: ANSWER }]);
+  });
+
+  it('answers a body larger than one read from the socket', async () => {
+    // The padding is in `variables` (the document itself may be at most 100,000 characters).
+    const body = JSON.stringify({ query: '{ hello }', variables: { padding: 'x'.repeat(600_000) } });
+    const text = await exchange(server.port, [postHead(body.length, 'Connection: close\r\n') + body]);
+    expect(responsesIn(text)).toEqual([{ status: 200, body: ANSWER }]);
+  });
+
+  it('answers 400 to an empty body with a Content-Length of 0', async () => {
+    const text = await exchange(server.port, [postHead(0, 'Connection: close\r\n')]);
+    const [response] = responsesIn(text);
+    expect(response?.status).toBe(400);
+    expect(JSON.parse(response?.body ?? '')).toEqual({
+      errors: [{ message: 'The request body is empty; expected a JSON object with a "query".', extensions: { code: 'BAD_REQUEST' } }],
+    });
+  });
+});
+
 describe('options', () => {
   const servers: StartedServer[] = [];
 

@@ -41,6 +41,7 @@ const JSON_RESPONSE = 'application/json; charset=utf-8';
 export function createServer(options: ServerOptions): GraphQLServer {
   const handle = createHandler<IncomingMessage>(options);
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
+  const maxBodyDigits = String(maxBodyBytes).length;
   const log = options.log ?? ((entry) => console.error(entry.message, entry.error));
   // Set by shutdown(): from then on every response closes its connection.
   let closing = false;
@@ -133,11 +134,6 @@ export function createServer(options: ServerOptions): GraphQLServer {
    * answered in the same turn of the event loop that read it.
    */
   function readBody(req: IncomingMessage, res: ServerResponse): void {
-    const declared = Number(req.headers['content-length']);
-    if (declared > maxBodyBytes) {
-      tooLarge(req, res);
-      return;
-    }
     let first: Buffer | null = null;
     let chunks: Buffer[] | null = null;
     let size = 0;
@@ -163,9 +159,39 @@ export function createServer(options: ServerOptions): GraphQLServer {
     });
   }
 
+  /**
+   * Most requests arrive whole in one read from the socket: node emits 'request' once the
+   * headers are parsed, then parses the body of the same read and keeps it in the request's
+   * buffer (nothing is listening yet). By the next tick the parser is done with that read, so
+   * a complete request's body is taken from the buffer in one call, without the listeners,
+   * events and closures of streaming it (about a twentieth of a small request's whole cost).
+   * A request still incomplete then (a larger body, a slow client, `Expect: 100-continue`) is
+   * streamed by readBody as before, starting with what is already buffered.
+   */
+  function readParsedBody(req: IncomingMessage, res: ServerResponse): void {
+    if (!req.complete) {
+      readBody(req, res);
+      return;
+    }
+    // All of it is buffered and no larger than the limit (checked against its declared length,
+    // which the parser enforces, before this tick): read() returns it whole, or null if empty.
+    const body = req.read() as Buffer | null;
+    bodyReceived(req, res, body ?? EMPTY);
+  }
+
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
-    if (req.method === 'POST') readBody(req, res);
-    else dispatch(req, res, null);
+    if (req.method !== 'POST') {
+      dispatch(req, res, null);
+      return;
+    }
+    const declared = req.headers['content-length'];
+    // Shorter than the limit's own digits, a length cannot exceed it (the parser allows digits only).
+    if (declared !== undefined && declared.length >= maxBodyDigits && Number(declared) > maxBodyBytes) {
+      tooLarge(req, res);
+      return;
+    }
+    if (declared !== undefined) setImmediate(readParsedBody, req, res);
+    else readBody(req, res);
   }
 
   const server = (
