@@ -76,6 +76,16 @@ describe('one server with the default options', () => {
       }
     });
 
+    it('answers short bodies in full and with their size in bytes, ASCII or not (ASCII ones are written as Latin-1)', async () => {
+      const names = ['a', '\u007f', '\u0080', 'é', '😀', 'x'.repeat(180), 'é'.repeat(180), 'y'.repeat(300), 'ü'.repeat(300)];
+      for (const name of names) {
+        const response = await postJson(server.url, { query: 'query ($name: String) { hello(name: $name) }', variables: { name } });
+        expect(response.status).toBe(200);
+        expect(response.headers['content-length']).toBe(String(Buffer.byteLength(response.text)));
+        expect(json(response)).toEqual({ data: { hello: `Hello, ${name}!` }, extensions: FREE });
+      }
+    });
+
     it('passes variables and chooses the operation by operationName', async () => {
       const response = await postJson(server.url, {
         query: 'query A { hello } query B($name: String) { hello(name: $name) }',

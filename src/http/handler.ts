@@ -361,8 +361,10 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
   }
 
   return function handle(request: PlainRequest<Raw>): MaybePromise<HandlerResponse> {
-    const queryStart = request.url.indexOf('?');
-    const pathname = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
+    const url = request.url;
+    // Most requests are POSTs to the endpoint itself, with no query string to look for.
+    const queryStart = url === path ? -1 : url.indexOf('?');
+    const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
     if (pathname !== path) return httpFailure(HttpErrorCode.NotFound, `Nothing is served at ${pathname}; the GraphQL endpoint is ${path}.`);
     const method = request.method;
     if (method !== 'GET' && method !== 'POST') {
