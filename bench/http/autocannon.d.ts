@@ -1,7 +1,7 @@
 /**
  * The part of autocannon's programmatic API the HTTP benchmark uses. autocannon ships no
  * types of its own, and the benchmark may not add a dependency for them, so the members read
- * by `index.ts` are declared here, as autocannon 8 documents them.
+ * by `index.ts` and `instructions.ts` are declared here, as autocannon 8 documents them.
  */
 declare module 'autocannon' {
   interface Options {
@@ -14,6 +14,10 @@ declare module 'autocannon' {
     pipelining?: number;
     /** Seconds. */
     duration?: number;
+    /** Requests to send in all, instead of a duration (instructions.ts). */
+    amount?: number;
+    /** Seconds a request may take before it counts as timed out (default 10). */
+    timeout?: number;
   }
 
   interface Histogram {

@@ -1,0 +1,131 @@
+/**
+ * `npm run bench:http:instructions [-- scenario]`: what one request costs each server in
+ * instructions and cache misses, counted by valgrind's callgrind, where `bench:http` measures
+ * time.
+ *
+ * Why: on a shared machine, time is noisy. In a bad hour the same server measures 20–30% apart
+ * from one run to the next, and neighbours slow the servers unevenly, which no number of rounds
+ * fully cancels. Instruction counts do not depend on the neighbours: two runs of the same server
+ * agree within about 0.5%. So this is the instrument for choosing between two versions of the
+ * code, and for cross-checking a ratio that `bench:http` reports. It does not replace
+ * `bench:http`: kernel time (the socket writes) is not counted, and cycles are only estimated.
+ *
+ * How: each server runs under callgrind with instrumentation off, is warmed up with autocannon
+ * (32 connections, as in bench:http), then counted over a fixed number of requests. Only the
+ * main thread is counted: V8's background threads (compilation, concurrent marking) run at
+ * different moments under valgrind than at full speed, and their counts vary from run to run.
+ * The young generation is fixed at 16 MB for every server, so that each counts its share of
+ * scavenges rather than where its semi-space happened to have grown. The estimate of cycles
+ * weighs each first-level cache miss as 10 instructions, as cachegrind's documentation suggests.
+ *
+ * Needs valgrind (`apt-get install valgrind`). Takes a few minutes: valgrind runs a server
+ * about 50 times slower than normal.
+ */
+import autocannon from 'autocannon';
+import type { Result } from 'autocannon';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { GRAPHQL_PATH, SCENARIOS } from './scenarios.ts';
+
+const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const HEADERS = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json;q=0.9' };
+const CONNECTIONS = 32;
+/** Requests before counting (until the JIT has settled), and requests counted, by scenario. */
+const REQUESTS: Record<string, { warmup: number; counted: number }> = {
+  hello: { warmup: 30_000, counted: 12_000 },
+  'nested-lists': { warmup: 800, counted: 200 },
+};
+const SERVERS = (process.env.BENCH_HTTP_SERVERS ?? 'ceiling,ours').split(',');
+const PINNED =
+  os.availableParallelism() >= 2 &&
+  spawnSync('taskset', ['--all-tasks', '--cpu-list', '--pid', '0', String(process.pid)], { stdio: 'ignore' }).status === 0;
+
+interface Counts {
+  instructions: number;
+  l1Misses: number;
+}
+
+/** Starts a server (under valgrind when `outFile` is given) and resolves with its URL once it printed its port. */
+async function start(name: string, args: string[], outFile?: string) {
+  const node = [process.execPath, '--max-semi-space-size=16', '--min-semi-space-size=16', '--import', 'tsx', join(REPO_ROOT, 'bench', 'http', 'servers', `${name}.ts`), ...args];
+  // As in bench:http, the server on core 1 and the load generator (this process) on core 0.
+  const pin = PINNED ? ['taskset', '--cpu-list', '1'] : [];
+  const command = outFile === undefined ? node : [...pin, 'valgrind', '--tool=callgrind', '--instr-atstart=no', '--cache-sim=yes', '--separate-threads=yes', `--callgrind-out-file=${outFile}`, ...node];
+  const child = spawn(command[0] as string, command.slice(1), { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'ignore'] });
+  const lines = createInterface({ input: child.stdout });
+  const port = await new Promise<number>((resolvePort, reject) => {
+    child.once('exit', (code) => reject(new Error(`The ${name} server exited (code ${code}) before it printed its port.`)));
+    lines.once('line', (line) => resolvePort(Number(line)));
+  });
+  const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+  return { child, url: `http://127.0.0.1:${port}${GRAPHQL_PATH}`, stop: () => (child.stdin.end(), exited) };
+}
+
+function load(url: string, body: string, amount: number): PromiseLike<Result> {
+  // A generous timeout: under valgrind a slow scenario's queued requests wait for seconds.
+  return autocannon({ url, method: 'POST', headers: HEADERS, body, connections: CONNECTIONS, amount, timeout: 600 });
+}
+
+/** The main thread's totals in a callgrind output (the file of thread 1). */
+function mainThreadCounts(dir: string, outFile: string): Counts {
+  const name = readdirSync(dir).find((file) => file.startsWith(`${outFile.split('/').pop()}.`) && file.endsWith('-01'));
+  if (name === undefined) throw new Error(`callgrind wrote no main-thread file for ${outFile}.`);
+  const text = readFileSync(join(dir, name), 'utf8');
+  const events = /^events: (.*)$/m.exec(text)?.[1]?.split(' ') ?? [];
+  const totals = (/^totals: (.*)$/m.exec(text)?.[1]?.split(' ') ?? []).map(Number);
+  const of = (event: string) => totals[events.indexOf(event)] ?? 0;
+  return { instructions: of('Ir'), l1Misses: of('I1mr') + of('D1mr') + of('D1mw') };
+}
+
+async function main(): Promise<void> {
+  if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind is not installed (apt-get install valgrind).');
+  const scenario = SCENARIOS.find((candidate) => candidate.name === (process.argv[2] ?? 'hello'));
+  if (scenario === undefined) throw new TypeError(`Unknown scenario; the scenarios are: ${SCENARIOS.map((s) => s.name).join(', ')}.`);
+  const { warmup, counted } = REQUESTS[scenario.name] as { warmup: number; counted: number };
+  const body = JSON.stringify({ query: scenario.query });
+  const scratch = mkdtempSync(join(os.tmpdir(), 'bench-instructions-'));
+  try {
+    // The ceiling and the floor repeat our server's exact answer, as in bench:http.
+    const ours = await start('ours', []);
+    const response = await fetch(ours.url, { method: 'POST', headers: HEADERS, body });
+    const headers = Object.fromEntries([...response.headers].filter(([name]) => ['content-type'].includes(name)));
+    const canned = join(scratch, 'canned.json');
+    writeFileSync(canned, JSON.stringify({ headers, body: Buffer.from(await response.arrayBuffer()).toString('base64') }));
+    await ours.stop();
+
+    const counts = new Map<string, Counts>();
+    for (const name of SERVERS) {
+      console.error(`${scenario.name}: counting ${name} (${warmup} requests to warm up, then ${counted})…`);
+      const outFile = join(scratch, name);
+      const server = await start(name, name === 'ceiling' || name === 'json-floor' ? [canned] : [], outFile);
+      await load(server.url, body, warmup);
+      execFileSync('callgrind_control', ['--instr=on', String(server.child.pid)], { stdio: 'ignore' });
+      const result = await load(server.url, body, counted);
+      execFileSync('callgrind_control', ['--instr=off', String(server.child.pid)], { stdio: 'ignore' });
+      execFileSync('callgrind_control', ['--dump', String(server.child.pid)], { stdio: 'ignore' });
+      await server.stop();
+      if (result.non2xx + result.errors + result.timeouts > 0) throw new Error(`${name} failed requests while counted.`);
+      const total = mainThreadCounts(scratch, outFile);
+      counts.set(name, { instructions: total.instructions / result.requests.total, l1Misses: total.l1Misses / result.requests.total });
+    }
+
+    const estimate = (c: Counts) => c.instructions + 10 * c.l1Misses;
+    const base = counts.get(SERVERS[0] as string) as Counts;
+    console.log(`${scenario.name}: per request, main thread, ${counted} requests after ${warmup}, ${CONNECTIONS} connections (callgrind)`);
+    console.log();
+    console.log(`| server | instructions | L1 misses | estimated cycles | ${SERVERS[0]} ÷ server |`);
+    console.log('|---|--:|--:|--:|--:|');
+    for (const [name, c] of counts) {
+      const format = (value: number) => Math.round(value).toLocaleString('en-US');
+      console.log(`| ${name} | ${format(c.instructions)} | ${format(c.l1Misses)} | ${format(estimate(c))} | ${(estimate(base) / estimate(c)).toFixed(3)} |`);
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+await main();
