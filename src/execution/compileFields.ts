@@ -1,6 +1,6 @@
 /**
- * Generated code for the plain reads of a selection plan: the one place the engine writes
- * JavaScript at run time, and why.
+ * Generated code for the plain reads of a selection plan, and why. (The engine writes
+ * JavaScript at run time in one other place, the JSON writers of compileStringify.ts.)
  *
  * The interpreter (execute.ts `executeFields`) reads `source[field.fieldName]` and writes
  * `result[field.responseName]` for every field of every object. Those are keyed accesses with
@@ -42,6 +42,15 @@ export const COMPILE_AFTER = 32;
 
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
+/**
+ * Whether a response name may be written into generated code as a property name: a GraphQL
+ * Name (also a JavaScript identifier), and not `__proto__`, which as a literal key or a
+ * `result.__proto__` store would set the prototype instead. compileStringify.ts uses it too.
+ */
+export function isGeneratedName(name: string): boolean {
+  return GRAPHQL_NAME.test(name) && name !== '__proto__';
+}
+
 /** `value` already in shape for a built-in scalar, as PlainRead checks it. */
 const INLINE_CHECKS: Partial<Record<PlainLeaf, string>> = {
   [PlainLeaf.String]: "typeof value === 'string'",
@@ -72,8 +81,7 @@ export function compileFields<Exec extends { actualCost: number | null }>(
 ): CompiledFields<Exec> | null {
   if (!fields.some((field) => field.plainRead !== null)) return null;
   for (const field of fields) {
-    if (!GRAPHQL_NAME.test(field.responseName) || !GRAPHQL_NAME.test(field.fieldName)) return null;
-    if (field.responseName === '__proto__') return null;
+    if (!isGeneratedName(field.responseName) || !GRAPHQL_NAME.test(field.fieldName)) return null;
   }
 
   const lines: string[] = [];

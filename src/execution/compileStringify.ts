@@ -16,11 +16,9 @@
  *    keys in order; a plan with a response name that is not a GraphQL Name, or is `__proto__`
  *    or `toJSON` (JSON.stringify would ask for it), or whose fields are chosen by variables, is
  *    not compiled;
- *  - a value is written inline when it is a string (escaped by the native serializer when it
- *    needs escaping), a finite number, a boolean or null; a nested object of a concrete object
- *    type by that type's own writer; anything else (a custom scalar's value, an abstract or
- *    list field's value) by stringifyMember, which follows JSON.stringify's algorithm with the
- *    member's key;
+ *  - a nested object of a concrete object type is written by that type's own writer; every
+ *    other value by stringifyMember, which follows JSON.stringify's algorithm with the member's
+ *    key (a string, number, boolean or null at once, without a walk);
  *  - a value that JSON would leave out (undefined) makes the object's writer hand the whole
  *    object to stringifyMember instead, so no key is written for it. Completed values are never
  *    undefined, so this does not happen in practice; it keeps the writer exact regardless.
@@ -32,15 +30,14 @@
  */
 import type { FieldPlan, SelectionPlan } from './plan.ts';
 import { ValueKind } from './plan.ts';
-import { quote, stringifyMember } from '../jsutils/stringifySmall.ts';
+import { stringifyMember } from '../jsutils/stringifySmall.ts';
+import { isGeneratedName } from './compileFields.ts';
 
 /** Writes one result object of a selection plan; undefined only for an object JSON would leave out. */
 export type ObjectWriter = (result: Record<string, unknown>, key: string) => string | undefined;
 
 /** Results of a plan written before its writer is generated: a one-off query is not worth it. */
 export const STRINGIFY_COMPILE_AFTER = 16;
-
-const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 /** Nesting of object fields followed into generated writers; deeper objects are written generically. */
 const MAX_NESTING = 8;
@@ -62,22 +59,13 @@ export function stringifyData(selections: SelectionPlan, data: unknown): string 
   return writer(data as Record<string, unknown>, 'data');
 }
 
-/** A scalar value's text, inline when it is a JSON primitive; undefined when JSON would leave it out. */
-function scalarText(value: unknown, key: string): string | undefined {
-  if (typeof value === 'string') return quote(value);
-  if (value === null) return 'null';
-  if (typeof value === 'number') return Number.isFinite(value) ? '' + value : 'null';
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  return stringifyMember(value, key);
-}
-
 /** The writer of one selection plan's result objects, or null when it cannot be generated. */
 function compileWriter(selections: SelectionPlan, nesting: number): ObjectWriter | null {
   const fields = selections.fields;
   if (fields === undefined || fields.length === 0) return null;
   for (const field of fields) {
     const name = field.responseName;
-    if (!GRAPHQL_NAME.test(name) || name === '__proto__' || name === 'toJSON') return null;
+    if (!isGeneratedName(name) || name === 'toJSON') return null;
   }
   const nested: Array<ObjectWriter | null> = [];
   const lines: string[] = ['let value, text;'];
@@ -91,7 +79,7 @@ function compileWriter(selections: SelectionPlan, nesting: number): ObjectWriter
       const at = nested.length - 1;
       lines.push(`text = value === null ? 'null' : typeof value === 'object' ? N[${at}](value, '${name}') : member(value, '${name}');`);
     } else {
-      lines.push(`text = scalar(value, '${name}');`);
+      lines.push(`text = member(value, '${name}');`);
     }
     // JSON leaves this member out: let the generic writer decide the whole object.
     lines.push(`if (text === undefined) return member(result, key);`);
@@ -100,8 +88,8 @@ function compileWriter(selections: SelectionPlan, nesting: number): ObjectWriter
   lines.push("return out + '}';");
   const body = `"use strict";\nreturn function writeObject(result, key) {\n  ${lines.join('\n  ')}\n};`;
   try {
-    const factory = new Function('scalar', 'member', 'N', body) as (...args: unknown[]) => ObjectWriter;
-    return factory(scalarText, stringifyMember, nested);
+    const factory = new Function('member', 'N', body) as (...args: unknown[]) => ObjectWriter;
+    return factory(stringifyMember, nested);
   } catch {
     // Code generation is forbidden here: results are written generically.
     return null;

@@ -98,12 +98,14 @@ export function execute(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
   return executePlan(plan, args);
 }
 
+/** What executing a planned operation reads of execute()'s arguments: the plan has the schema, document and operation. */
+export type PlannedExecuteArgs = Omit<ExecuteArgs, 'schema' | 'document' | 'operationName'>;
+
 /**
  * execute() for an operation already chosen by planOperation (which the caller holds on to, as
  * the HTTP handler does for the documents it has validated): no argument checks, no plan lookup.
- * `args.schema`, `document` and `operationName` are not read; the plan has them.
  */
-export function executePlan(plan: OperationPlan, args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
+export function executePlan(plan: OperationPlan, args: PlannedExecuteArgs): PromiseOrValue<ExecutionResult> {
   // CoerceVariableValues (spec 6.1.2); an operation that declares no variables has none, whatever was sent.
   let coercedVariables: Record<string, unknown> = {};
   if (plan.declaresVariables) {
@@ -175,7 +177,7 @@ class Execution implements RequestScope, NulledPositions {
   readonly plainReads: boolean;
   private weights: Map<FieldPlan, number> | null = null;
 
-  constructor(plan: OperationPlan, args: ExecuteArgs, variableValues: Record<string, unknown>) {
+  constructor(plan: OperationPlan, args: PlannedExecuteArgs, variableValues: Record<string, unknown>) {
     this.plan = plan;
     this.schema = plan.schema;
     this.fragments = plan.fragments;

@@ -132,7 +132,7 @@ interface RequestParams {
 
 /** An operation that has passed every check before execution: what executing it needs. */
 interface ReadyOperation {
-  readonly document: DocumentNode;
+  /** The chosen operation, planned (it holds the schema, document and operation). */
   readonly plan: OperationPlan;
   /** The cost analysis, for the cost report (null when limits are off). */
   readonly analysis: Analysis | null;
@@ -224,7 +224,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     const checked = checkOperation(prepared, document, plan.operation, params);
     if (checked.errors.length > 0) return { result: { errors: checked.errors }, requestError: true };
 
-    const ready: ReadyOperation = { document, plan, analysis: checked.analysis, writer: isSmall(checked.analysis) ? plan.root : null };
+    const ready: ReadyOperation = { plan, analysis: checked.analysis, writer: isSmall(checked.analysis) ? plan.root : null };
     if (known !== undefined) known.ready = ready;
     return startOperation(ready, params, request);
   }
@@ -248,9 +248,6 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     contextValue: unknown,
   ): MaybePromise<OperationOutcome> {
     const executed = executePlan(ready.plan, {
-      schema,
-      document: ready.document,
-      operationName: params.operationName,
       variableValues: params.variables,
       contextValue,
       measureCost: reportCost,
@@ -389,7 +386,8 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
       if (unsupported !== null) return httpFailure(HttpErrorCode.UnsupportedMediaType, unsupported);
       const body = request.body;
       // Clients send the same small bodies again and again (a query without variables, or
-      // with the same ones): their members are read once. Nothing downstream writes to them.
+      // with the same ones): their members are read once, and once their operation has passed
+      // every check it is executed at once (KnownBody). Nothing downstream writes to them.
       const known = body !== null && body.length <= SMALL_BODY ? knownBodies.get(body) : undefined;
       if (known !== undefined) {
         if (known.ready !== null) return respondTo(request, mediaType, startOperation(known.ready, known.params, request));

@@ -134,8 +134,8 @@ export function createServer(options: ServerOptions): GraphQLServer {
   }
 
   /**
-   * Reads a request body, but never more than `maxBodyBytes`: a Content-Length over it is
-   * refused before reading, and a body that grows past it is abandoned while it streams in.
+   * Streams a request body in, but never more than `maxBodyBytes`: a body that grows past it is
+   * abandoned while it streams in (a Content-Length over it was refused in onRequest).
    * Callbacks rather than a promise: most bodies arrive in one chunk, and the request is then
    * answered in the same turn of the event loop that read it.
    */

@@ -47,6 +47,9 @@ export function stringifySmall(value: unknown): string | undefined {
  * compileStringify.ts).
  */
 export function stringifyMember(value: unknown, key: string): string | undefined {
+  // A primitive other than a BigInt has no toJSON to ask for and nothing to walk (JSON.stringify
+  // looks up toJSON on objects and BigInts only): the usual value of a result field.
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function' && typeof value !== 'bigint')) return serialized(value);
   // A toJSON or getter may call this again in the middle of a walk: each walk keeps its own depth.
   const outer = depth;
   depth = 0;
@@ -130,7 +133,7 @@ function array(value: unknown[]): string {
 }
 
 /** A string as JSON text. */
-export function quote(text: string): string {
+function quote(text: string): string {
   if (text.length <= 32) {
     for (let i = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
