@@ -907,39 +907,37 @@ describe('stringifySmall reads getters as often as JSON.stringify does', () => {
 // (the spec's LengthOfArrayLike and EnumerableOwnProperties), so a getter or toJSON that changes
 // its container while it is written does not change which members are written.
 describe('stringifySmall when a getter or toJSON changes its container during the walk', () => {
+  /** `container` with an enumerable getter at `key` that changes it (by `change`) when read, then gives `value`. */
+  function withChangingGetter<T extends object>(container: T, key: PropertyKey, change: (container: T) => void, value: unknown): T {
+    Object.defineProperty(container, key, {
+      get: () => {
+        change(container);
+        return value;
+      },
+      enumerable: true,
+      configurable: true,
+    });
+    return container;
+  }
+
+  /** Both serializers give `text` for a fresh value from `make` each. */
+  function expectBothWrite(make: () => unknown, text: string): void {
+    expect(JSON.stringify(make())).toBe(text);
+    expect(stringifySmall(make())).toBe(text);
+  }
+
   it('writes the members an object had when its walk began', () => {
-    const make = () => {
-      const object: Record<string, unknown> = { a: 1, b: 2 };
-      Object.defineProperty(object, 'a', {
-        get: () => {
-          delete object['b'];
-          object['c'] = 3;
-          return 'A';
-        },
-        enumerable: true,
-        configurable: true,
-      });
-      return object;
-    };
-    expect(JSON.stringify(make())).toBe('{"a":"A"}');
-    expect(stringifySmall(make())).toBe('{"a":"A"}');
+    const make = () =>
+      withChangingGetter<Record<string, unknown>>({ a: 1, b: 2 }, 'a', (object) => {
+        delete object['b'];
+        object['c'] = 3;
+      }, 'A');
+    expectBothWrite(make, '{"a":"A"}');
   });
 
   it('writes as many elements as an array had when its walk began, when a getter shortens it', () => {
-    const make = () => {
-      const array: unknown[] = [1, 2, 3];
-      Object.defineProperty(array, 0, {
-        get: () => {
-          array.length = 1;
-          return 'first';
-        },
-        enumerable: true,
-        configurable: true,
-      });
-      return array;
-    };
-    expect(JSON.stringify(make())).toBe('["first",null,null]');
-    expect(stringifySmall(make())).toBe('["first",null,null]');
+    const make = () => withChangingGetter<unknown[]>([1, 2, 3], 0, (array) => (array.length = 1), 'first');
+    expectBothWrite(make, '["first",null,null]');
   });
 
   it('writes as many elements as an array had when its walk began, when a toJSON lengthens it', () => {
@@ -953,7 +951,6 @@ describe('stringifySmall when a getter or toJSON changes its container during th
       });
       return array;
     };
-    expect(JSON.stringify(make())).toBe('[0]');
-    expect(stringifySmall(make())).toBe('[0]');
+    expectBothWrite(make, '[0]');
   });
 });
