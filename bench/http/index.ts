@@ -33,18 +33,14 @@ import '../production-mode.ts';
 import autocannon from 'autocannon';
 import { execute, parse } from 'graphql';
 import type { ExecutionResult } from 'graphql';
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { createBenchSchema, createDb } from '../schema.ts';
-import { GRAPHQL_PATH, SCENARIOS } from './scenarios.ts';
+import { CONNECTIONS, REQUEST_HEADERS, SERVERS, cannedFrom, cpuPlacement, startServer } from './harness.ts';
+import type { RunningServer, ServerName } from './harness.ts';
+import { SCENARIOS } from './scenarios.ts';
 import type { HttpScenario } from './scenarios.ts';
-import type { CannedResponse } from './servers/serve.ts';
-
-const CONNECTIONS = 32;
 
 /** The timed seconds are cut into rounds of about this long; see `measureServers`. */
 const ROUND_SECONDS = 2;
@@ -56,19 +52,6 @@ interface Timing {
   warmupSeconds: number;
 }
 
-/**
- * The headers of every request, verification and load alike: a JSON body, and the Accept that
- * the GraphQL-over-HTTP specification asks clients to send.
- */
-const REQUEST_HEADERS = {
-  'content-type': 'application/json',
-  accept: 'application/graphql-response+json, application/json;q=0.9',
-};
-
-/** In the order of the report. */
-const SERVERS = ['ceiling', 'json-floor', 'ours', 'mercurius'] as const;
-type ServerName = (typeof SERVERS)[number];
-
 /** The bars the HTTP server issue sets. They are reported against the run, never asserted. */
 const BARS = [
   { scenario: 'hello', against: 'ceiling', atLeast: 0.9 },
@@ -77,51 +60,6 @@ const BARS = [
 
 /** Above this share of a core, the load generator is likely the bottleneck, not the server. */
 const SATURATED_CPU = 0.9;
-
-const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-
-/**
- * Where the processes run. Left to the scheduler, the server and autocannon (and the server's
- * GC threads) share two cores however it likes, and that placement, fixed early in a process's
- * life, made the same server measure up to 20% faster or slower from one process to the next
- * on the 2-core machine the issue was measured on: more than the differences being measured.
- * With the server on one core and the load generator on the other, two processes of the same
- * server measure within about 1% of each other. Every server is placed alike, so no one gains.
- */
-interface CpuPlacement {
-  /** The command that starts a server: taskset in front of node when pinned. */
-  command: string;
-  prefix: string[];
-  /** For the report's first line. */
-  description: string;
-}
-
-function cpuPlacement(): CpuPlacement {
-  const unpinned = (why: string): CpuPlacement => ({ command: process.execPath, prefix: [], description: `not pinned (${why})` });
-  if (process.env.BENCH_HTTP_PIN === '0') return unpinned('BENCH_HTTP_PIN=0');
-  if (os.availableParallelism() < 2) return unpinned('one core');
-  // The runner, autocannon included, moves to core 0 with all its threads; servers start on core 1.
-  const pinned = spawnSync('taskset', ['--all-tasks', '--cpu-list', '--pid', '0', String(process.pid)], { stdio: 'ignore' });
-  if (pinned.error !== undefined || pinned.status !== 0) return unpinned('taskset is not available');
-  return {
-    command: 'taskset',
-    prefix: ['--cpu-list', '1', process.execPath],
-    description: 'each server pinned to core 1 and the load generator to core 0 (taskset)',
-  };
-}
-
-let placement: CpuPlacement | undefined;
-
-/** Headers that belong to one connection or one moment rather than to the response. */
-const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length']);
-
-interface RunningServer {
-  name: ServerName;
-  url: string;
-  /** CPU microseconds (user + system) the server process has used so far. */
-  cpuMicros(): Promise<number>;
-  stop(): Promise<void>;
-}
 
 interface Response {
   status: number;
@@ -140,61 +78,13 @@ interface Row {
 }
 
 /**
- * Starts `servers/<name>.ts` in a child process and resolves once it has printed its port.
- * The child answers a `cpu` line on stdin with its `process.cpuUsage()` and exits when stdin
- * closes (see servers/serve.ts).
+ * BENCH_HTTP_CPU_PROF: node's flags to write the server's CPU profiles into the folder
+ * `<server>-<scenario>` there (a folder each: tsx's loader thread writes a profile of its own).
  */
-function startServer(name: ServerName, scenario: string, args: string[] = []): Promise<RunningServer> {
+function profileFlags(name: ServerName, scenario: HttpScenario): string[] {
   const profileDir = process.env.BENCH_HTTP_CPU_PROF;
-  const profileFlags =
-    profileDir === undefined || profileDir === ''
-      ? []
-      : // A folder per server and scenario: tsx's loader thread writes a profile of its own.
-        ['--cpu-prof', `--cpu-prof-dir=${resolve(profileDir, `${name}-${scenario}`)}`];
-  const script = join(REPO_ROOT, 'bench', 'http', 'servers', `${name}.ts`);
-  placement ??= cpuPlacement();
-  const child = spawn(placement.command, [...placement.prefix, ...profileFlags, '--import', 'tsx', script, ...args], {
-    cwd: REPO_ROOT,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
-  const lines = createInterface({ input: child.stdout });
-  // After the port, every line the child prints answers one `cpu` request, in order.
-  const waitingForCpu: Array<(line: string) => void> = [];
-
-  return new Promise((resolveStart, rejectStart) => {
-    child.once('exit', (code, signal) => {
-      rejectStart(new Error(`The ${name} server exited (${signal ?? `code ${code}`}) before it printed its port.`));
-    });
-    lines.once('line', (portLine) => {
-      const port = Number(portLine);
-      if (!Number.isInteger(port) || port <= 0) {
-        child.kill();
-        rejectStart(new Error(`The ${name} server printed "${portLine}" where its port was expected.`));
-        return;
-      }
-      lines.on('line', (line) => waitingForCpu.shift()?.(line));
-      resolveStart({
-        name,
-        url: `http://127.0.0.1:${port}${GRAPHQL_PATH}`,
-        cpuMicros: () =>
-          new Promise((resolveCpu) => {
-            waitingForCpu.push((line) => {
-              const { user, system } = JSON.parse(line) as NodeJS.CpuUsage;
-              resolveCpu(user + system);
-            });
-            child.stdin.write('cpu\n');
-          }),
-        stop: async () => {
-          child.stdin.end();
-          // Writing a CPU profile can take a moment; a server that hangs is killed.
-          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-          await exited;
-          clearTimeout(timer);
-        },
-      });
-    });
-  });
+  if (profileDir === undefined || profileDir === '') return [];
+  return ['--cpu-prof', `--cpu-prof-dir=${resolve(profileDir, `${name}-${scenario.name}`)}`];
 }
 
 function requestBody(scenario: HttpScenario): string {
@@ -253,12 +143,6 @@ function describeDifference(expected: string, actual: string): string {
   while (at < expected.length && expected[at] === actual[at]) at++;
   const excerpt = (text: string) => text.slice(Math.max(0, at - 60), at + 60);
   return `First difference at character ${at}:\n  expected …${excerpt(expected)}…\n  actual   …${excerpt(actual)}…`;
-}
-
-/** Our server's answer, for the ceiling to repeat: the same body and the same headers. */
-function cannedFrom(response: Response): CannedResponse {
-  const headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !HOP_HEADERS.has(name)));
-  return { headers, body: response.body.toString('base64') };
 }
 
 function load(server: RunningServer, scenario: HttpScenario, seconds: number) {
@@ -350,14 +234,15 @@ async function runScenario(scenario: HttpScenario, timing: Timing, scratch: stri
   const expected = expectedData(scenario);
   const started: RunningServer[] = [];
   try {
-    const ours = await startServer('ours', scenario.name);
+    const start = (name: ServerName, args: string[] = []) => startServer(name, args, { nodeFlags: profileFlags(name, scenario) });
+    const ours = await start('ours');
     started.push(ours);
     const oursResponse = await assertServerAnswers(ours, scenario, expected);
     const cannedPath = join(scratch, `${scenario.name}.json`);
-    writeFileSync(cannedPath, JSON.stringify(cannedFrom(oursResponse)));
-    started.push(await startServer('ceiling', scenario.name, [cannedPath]));
-    started.push(await startServer('json-floor', scenario.name, [cannedPath]));
-    started.push(await startServer('mercurius', scenario.name));
+    writeFileSync(cannedPath, JSON.stringify(cannedFrom(oursResponse.headers, oursResponse.body)));
+    started.push(await start('ceiling', [cannedPath]));
+    started.push(await start('json-floor', [cannedPath]));
+    started.push(await start('mercurius'));
     for (const server of started) {
       if (server !== ours) await assertServerAnswers(server, scenario, expected);
     }
@@ -411,7 +296,7 @@ function printReport(rows: readonly Row[], { seconds, warmupSeconds }: Timing): 
     `Node ${process.version} (${process.platform} ${process.arch}, ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}), ` +
       `NODE_ENV=${process.env.NODE_ENV}; autocannon, ${CONNECTIONS} connections, no pipelining; ` +
       `${seconds} s timed per server per scenario, in interleaved rounds of about ${ROUND_SECONDS} s, after ${warmupSeconds} s ` +
-      `of warm-up; one server under load at a time, ${placement?.description ?? 'not pinned'}. req/s and p99 are the medians of the rounds.`,
+      `of warm-up; one server under load at a time, ${cpuPlacement().description}. req/s and p99 are the medians of the rounds.`,
   );
   console.log();
   console.log('| scenario | server | req/s | p99 latency (ms) | ÷ ceiling | ÷ json-floor | ÷ mercurius |');

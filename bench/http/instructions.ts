@@ -23,51 +23,46 @@
  */
 import autocannon from 'autocannon';
 import type { Result } from 'autocannon';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { GRAPHQL_PATH, SCENARIOS } from './scenarios.ts';
+import { join } from 'node:path';
+import { CONNECTIONS, REQUEST_HEADERS, SERVERS, cannedFrom, startServer } from './harness.ts';
+import type { ServerName } from './harness.ts';
+import { SCENARIOS } from './scenarios.ts';
 
-const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const HEADERS = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json;q=0.9' };
-const CONNECTIONS = 32;
 /** Requests before counting (until the JIT has settled), and requests counted, by scenario. */
 const REQUESTS: Record<string, { warmup: number; counted: number }> = {
   hello: { warmup: 30_000, counted: 12_000 },
   'nested-lists': { warmup: 800, counted: 200 },
 };
-const SERVERS = (process.env.BENCH_HTTP_SERVERS ?? 'ceiling,ours').split(',');
-const PINNED =
-  os.availableParallelism() >= 2 &&
-  spawnSync('taskset', ['--all-tasks', '--cpu-list', '--pid', '0', String(process.pid)], { stdio: 'ignore' }).status === 0;
+
+/** The servers to count, the first being the base of the ratio. */
+function selectServers(): ServerName[] {
+  const names = (process.env.BENCH_HTTP_SERVERS ?? 'ceiling,ours').split(',');
+  for (const name of names) {
+    if (!(SERVERS as readonly string[]).includes(name)) throw new TypeError(`Unknown server "${name}"; the servers are: ${SERVERS.join(', ')}.`);
+  }
+  return names as ServerName[];
+}
 
 interface Counts {
   instructions: number;
   l1Misses: number;
 }
 
-/** Starts a server (under valgrind when `outFile` is given) and resolves with its URL once it printed its port. */
-async function start(name: string, args: string[], outFile?: string) {
-  const node = [process.execPath, '--max-semi-space-size=16', '--min-semi-space-size=16', '--import', 'tsx', join(REPO_ROOT, 'bench', 'http', 'servers', `${name}.ts`), ...args];
-  // As in bench:http, the server on core 1 and the load generator (this process) on core 0.
-  const pin = PINNED ? ['taskset', '--cpu-list', '1'] : [];
-  const command = outFile === undefined ? node : [...pin, 'valgrind', '--tool=callgrind', '--instr-atstart=no', '--cache-sim=yes', '--separate-threads=yes', `--callgrind-out-file=${outFile}`, ...node];
-  const child = spawn(command[0] as string, command.slice(1), { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'ignore'] });
-  const lines = createInterface({ input: child.stdout });
-  const port = await new Promise<number>((resolvePort, reject) => {
-    child.once('exit', (code) => reject(new Error(`The ${name} server exited (code ${code}) before it printed its port.`)));
-    lines.once('line', (line) => resolvePort(Number(line)));
-  });
-  const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
-  return { child, url: `http://127.0.0.1:${port}${GRAPHQL_PATH}`, stop: () => (child.stdin.end(), exited) };
+/** Under callgrind, instrumentation off until the warm-up is over; every server with the same young generation. */
+function callgrind(outFile: string) {
+  return {
+    tool: ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--cache-sim=yes', '--separate-threads=yes', `--callgrind-out-file=${outFile}`],
+    nodeFlags: ['--max-semi-space-size=16', '--min-semi-space-size=16'],
+    quiet: true,
+  };
 }
 
 function load(url: string, body: string, amount: number): PromiseLike<Result> {
   // A generous timeout: under valgrind a slow scenario's queued requests wait for seconds.
-  return autocannon({ url, method: 'POST', headers: HEADERS, body, connections: CONNECTIONS, amount, timeout: 600 });
+  return autocannon({ url, method: 'POST', headers: REQUEST_HEADERS, body, connections: CONNECTIONS, amount, timeout: 600 });
 }
 
 /** The main thread's totals in a callgrind output (the file of thread 1). */
@@ -86,27 +81,27 @@ async function main(): Promise<void> {
   const scenario = SCENARIOS.find((candidate) => candidate.name === (process.argv[2] ?? 'hello'));
   if (scenario === undefined) throw new TypeError(`Unknown scenario; the scenarios are: ${SCENARIOS.map((s) => s.name).join(', ')}.`);
   const { warmup, counted } = REQUESTS[scenario.name] as { warmup: number; counted: number };
+  const servers = selectServers();
   const body = JSON.stringify({ query: scenario.query });
   const scratch = mkdtempSync(join(os.tmpdir(), 'bench-instructions-'));
   try {
     // The ceiling and the floor repeat our server's exact answer, as in bench:http.
-    const ours = await start('ours', []);
-    const response = await fetch(ours.url, { method: 'POST', headers: HEADERS, body });
-    const headers = Object.fromEntries([...response.headers].filter(([name]) => ['content-type'].includes(name)));
+    const ours = await startServer('ours');
+    const response = await fetch(ours.url, { method: 'POST', headers: REQUEST_HEADERS, body });
     const canned = join(scratch, 'canned.json');
-    writeFileSync(canned, JSON.stringify({ headers, body: Buffer.from(await response.arrayBuffer()).toString('base64') }));
+    writeFileSync(canned, JSON.stringify(cannedFrom(Object.fromEntries(response.headers), Buffer.from(await response.arrayBuffer()))));
     await ours.stop();
 
     const counts = new Map<string, Counts>();
-    for (const name of SERVERS) {
+    for (const name of servers) {
       console.error(`${scenario.name}: counting ${name} (${warmup} requests to warm up, then ${counted})…`);
       const outFile = join(scratch, name);
-      const server = await start(name, name === 'ceiling' || name === 'json-floor' ? [canned] : [], outFile);
+      const server = await startServer(name, name === 'ceiling' || name === 'json-floor' ? [canned] : [], callgrind(outFile));
       await load(server.url, body, warmup);
-      execFileSync('callgrind_control', ['--instr=on', String(server.child.pid)], { stdio: 'ignore' });
+      execFileSync('callgrind_control', ['--instr=on', String(server.pid)], { stdio: 'ignore' });
       const result = await load(server.url, body, counted);
-      execFileSync('callgrind_control', ['--instr=off', String(server.child.pid)], { stdio: 'ignore' });
-      execFileSync('callgrind_control', ['--dump', String(server.child.pid)], { stdio: 'ignore' });
+      execFileSync('callgrind_control', ['--instr=off', String(server.pid)], { stdio: 'ignore' });
+      execFileSync('callgrind_control', ['--dump', String(server.pid)], { stdio: 'ignore' });
       await server.stop();
       if (result.non2xx + result.errors + result.timeouts > 0) throw new Error(`${name} failed requests while counted.`);
       const total = mainThreadCounts(scratch, outFile);
@@ -114,10 +109,10 @@ async function main(): Promise<void> {
     }
 
     const estimate = (c: Counts) => c.instructions + 10 * c.l1Misses;
-    const base = counts.get(SERVERS[0] as string) as Counts;
+    const base = counts.get(servers[0] as string) as Counts;
     console.log(`${scenario.name}: per request, main thread, ${counted} requests after ${warmup}, ${CONNECTIONS} connections (callgrind)`);
     console.log();
-    console.log(`| server | instructions | L1 misses | estimated cycles | ${SERVERS[0]} ÷ server |`);
+    console.log(`| server | instructions | L1 misses | estimated cycles | ${servers[0]} ÷ server |`);
     console.log('|---|--:|--:|--:|--:|');
     for (const [name, c] of counts) {
       const format = (value: number) => Math.round(value).toLocaleString('en-US');
