@@ -4,7 +4,7 @@
  * are new strings with the same text) never answers with a value the cache no longer holds.
  */
 import { describe, expect, it } from 'vitest';
-import { LruCache } from '../src/http/lruCache.ts';
+import { LruCache } from '../src/jsutils/lruCache.ts';
 
 /** The same text as a different string object, as a request's body or header would be. */
 const fresh = (text: string) => (' ' + text).slice(1);

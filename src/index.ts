@@ -19,7 +19,36 @@ export type { Analysis, AnalyzeArgs } from './analysis/analyze.ts';
 export { checkLimits, checkBatchSize, parseWithLimits, DEFAULT_LIMITS } from './analysis/limits.ts';
 export type { Limits, LimitCode, CheckLimitsArgs } from './analysis/limits.ts';
 export { COST_DIRECTIVES_SDL } from './analysis/costDirectives.ts';
-export { createServer } from './http/server.ts';
-export type { ServerOptions, GraphQLServer } from './http/server.ts';
-export { createHandler } from './http/handler.ts';
-export type { HandlerOptions, PlainRequest, HandlerResponse, LogEntry, MaybePromise, OperationScope } from './http/handler.ts';
+export { createServer } from './transports/http/server.ts';
+export type { ServerOptions, GraphQLServer } from './transports/http/server.ts';
+export { createHandler } from './transports/http/handler.ts';
+export type { HandlerOptions, PlainRequest, HandlerResponse } from './transports/http/handler.ts';
+export { createPipeline } from './server/pipeline.ts';
+export type {
+  PipelineOptions,
+  OperationPipeline,
+  OperationRequest,
+  OperationOutcome,
+  OperationScope,
+  RequestParams,
+  LogEntry,
+  MaybePromise,
+} from './server/pipeline.ts';
+export { apiKeyAuth, hashApiKey } from './security/apiKeyAuth.ts';
+export type { ApiKeyAuthOptions, ApiKeyRecord } from './security/apiKeyAuth.ts';
+export { jwtAuth } from './security/jwtAuth.ts';
+export type { JwtAuthOptions } from './security/jwtAuth.ts';
+export { oauth2IntrospectionAuth } from './security/oauth2IntrospectionAuth.ts';
+export type { OAuth2IntrospectionOptions } from './security/oauth2IntrospectionAuth.ts';
+export { createAuthentication } from './security/authenticate.ts';
+export type { Authenticator, AuthRequest, AuthResult, AuthenticationOptions } from './security/authenticate.ts';
+export type { Credential } from './security/credentials.ts';
+export { AuthError, AuthErrorCode } from './security/authError.ts';
+export { ANONYMOUS, makeIdentity } from './security/identity.ts';
+export type { Identity, IdentityKind } from './security/identity.ts';
+export { AUTH_DIRECTIVE_SDL } from './security/rules.ts';
+export type { AuthRule, Permissions, RoleDeclaration, AuthorizationConfig } from './security/rules.ts';
+export { accessFor, AccessErrorCode } from './security/access.ts';
+export type { CorsOptions } from './security/cors.ts';
+export type { CsrfPreventionOptions } from './security/csrf.ts';
+export type { FieldAccess } from './execution/plan.ts';

@@ -7,10 +7,12 @@
  * types. A weight is a string holding a number (the IBM spec's form); an Int or Float literal
  * is accepted too. Each definition is read once and remembered.
  */
-import { Kind, parse } from 'graphql';
-import type { ConstDirectiveNode, ConstValueNode, DocumentNode } from 'graphql';
+import { Kind } from 'graphql';
+import type { ConstValueNode } from 'graphql';
+import { findDirective } from '../language/schemaDirectives.ts';
+import type { Annotated } from '../language/schemaDirectives.ts';
 
-/** The definitions makeSchema adds when an SDL uses the directives without declaring them. */
+/** The definitions makeSchema adds when an SDL uses the directives without declaring them (language/schemaDirectives.ts). */
 export const COST_DIRECTIVES_SDL = /* GraphQL */ `
   "The cost of a field, argument, input field or type (IBM GraphQL Cost Directives)."
   directive @cost(weight: String!) on ARGUMENT_DEFINITION | ENUM | FIELD_DEFINITION | INPUT_FIELD_DEFINITION | OBJECT | SCALAR
@@ -23,38 +25,6 @@ export const COST_DIRECTIVES_SDL = /* GraphQL */ `
     requireOneSlicingArgument: Boolean = true
   ) on FIELD_DEFINITION
 `;
-
-/** Adds the definitions of @cost and @listSize to an SDL document that uses them undeclared. */
-export function withCostDirectiveDefinitions(document: DocumentNode): DocumentNode {
-  const declared = new Set<string>();
-  const used = new Set<string>();
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      node.forEach(visit);
-      return;
-    }
-    if (node === null || typeof node !== 'object') return;
-    const kind = (node as { kind?: string }).kind;
-    if (kind === Kind.DIRECTIVE_DEFINITION) declared.add((node as { name: { value: string } }).name.value);
-    if (kind === Kind.DIRECTIVE) used.add((node as { name: { value: string } }).name.value);
-    for (const [key, value] of Object.entries(node)) {
-      if (key !== 'loc' && typeof value === 'object') visit(value);
-    }
-  };
-  visit(document.definitions);
-  const missing = ['cost', 'listSize'].filter((name) => used.has(name) && !declared.has(name));
-  if (missing.length === 0) return document;
-  const definitions = parse(COST_DIRECTIVES_SDL).definitions.filter(
-    (definition) => definition.kind === Kind.DIRECTIVE_DEFINITION && missing.includes(definition.name.value),
-  );
-  return { ...document, definitions: [...document.definitions, ...definitions] };
-}
-
-/** Anything of the schema that may carry directives in its SDL. */
-interface Annotated {
-  readonly astNode?: { readonly directives?: ReadonlyArray<ConstDirectiveNode> } | null | undefined;
-  readonly extensionASTNodes?: ReadonlyArray<{ readonly directives?: ReadonlyArray<ConstDirectiveNode> }>;
-}
 
 export interface ListSize {
   readonly assumedSize: number | undefined;
@@ -99,16 +69,6 @@ export function listSize(element: Annotated): ListSize | undefined {
     listSizes.set(element, size);
   }
   return size ?? undefined;
-}
-
-function findDirective(element: Annotated, name: string): ConstDirectiveNode | undefined {
-  const own = element.astNode?.directives?.find((directive) => directive.name.value === name);
-  if (own !== undefined) return own;
-  for (const extension of element.extensionASTNodes ?? []) {
-    const found = extension.directives?.find((directive) => directive.name.value === name);
-    if (found !== undefined) return found;
-  }
-  return undefined;
 }
 
 function numberOf(value: ConstValueNode | undefined): number | null {

@@ -2,7 +2,7 @@
  * `npm start`: the demo service at http://localhost:4000/graphql (PORT overrides; HOST too,
  * default 127.0.0.1). SIGTERM or Ctrl-C shuts it down gracefully.
  */
-import { createServer } from '../http/server.ts';
+import { createServer } from '../transports/http/server.ts';
 import { createDemoContext, createDemoData, demoSchema } from './librarySchema.ts';
 
 const port = Number(process.env.PORT ?? 4000);

@@ -43,7 +43,7 @@ import { inspect } from '../jsutils/inspect.ts';
 import { fieldPath, itemPath, pathToArray } from './path.ts';
 import type { ResponsePath } from './path.ts';
 import { NOT_PLAIN, OperationPlan, ValueKind, planOperation } from './plan.ts';
-import type { AbstractPlan, ArgumentValues, FieldPlan, ListPlan, SelectionPlan, ValuePlan } from './plan.ts';
+import type { AbstractPlan, ArgumentValues, FieldAccess, FieldPlan, ListPlan, SelectionPlan, ValuePlan } from './plan.ts';
 import { fieldWeight } from '../analysis/analyze.ts';
 import { currentTask, newScheduler, runAsTask } from '../batching/scheduler.ts';
 import type { BatchScheduler } from '../batching/scheduler.ts';
@@ -79,6 +79,12 @@ export interface ExecuteArgs extends ExecutionArgs {
    * object with the same two members.
    */
   signal?: AbortState;
+  /**
+   * The caller's field access (security/access.ts `accessFor(schema, identity)`): fields it
+   * denies fail with its error at their path and their resolvers never run. Omitted: every
+   * field runs, as in graphql-js.
+   */
+  access?: FieldAccess | null;
 }
 
 type ResultObject = Record<string, unknown>;
@@ -95,15 +101,16 @@ export function execute(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
 
   const plan = planOperation(schema, document, args.operationName);
   if (!(plan instanceof OperationPlan)) return { errors: plan };
-  return executePlan(plan, args);
+  return executePlan(plan.forAccess(args.access), args);
 }
 
 /** What executing a planned operation reads of execute()'s arguments: the plan has the schema, document and operation. */
-export type PlannedExecuteArgs = Omit<ExecuteArgs, 'schema' | 'document' | 'operationName'>;
+export type PlannedExecuteArgs = Omit<ExecuteArgs, 'schema' | 'document' | 'operationName' | 'access'>;
 
 /**
- * execute() for an operation already chosen by planOperation (which the caller holds on to, as
- * the HTTP handler does for the documents it has validated): no argument checks, no plan lookup.
+ * execute() for an operation already chosen by planOperation, and planned for the caller's
+ * access (which the caller holds on to, as the operation pipeline does for the documents it has
+ * validated): no argument checks, no plan lookup.
  */
 export function executePlan(plan: OperationPlan, args: PlannedExecuteArgs): PromiseOrValue<ExecutionResult> {
   // CoerceVariableValues (spec 6.1.2); an operation that declares no variables has none, whatever was sent.
@@ -614,8 +621,13 @@ function executeField(
   parentPath: ResponsePath | undefined,
   alreadyRead: unknown,
 ): void {
+  if (field.denial !== null) {
+    refuseField(exec, field, result, parentPath, field.denial);
+    return;
+  }
   if (exec.signal !== undefined && exec.signal.aborted) {
-    stopField(exec, field, result, parentPath);
+    const reason = exec.signal.reason;
+    refuseField(exec, field, result, parentPath, reason instanceof Error ? reason : new Error('The request was aborted.'));
     return;
   }
   if (exec.actualCost !== null) exec.actualCost += exec.weightOf(field);
@@ -688,11 +700,13 @@ function resolveField(
   }
 }
 
-/** The request was aborted: the field does not run, and fails as a field error would. */
-function stopField(exec: Execution, field: FieldPlan, result: ResultObject, parentPath: ResponsePath | undefined): void {
-  const reason = (exec.signal as AbortState).reason;
+/**
+ * The field may not run (the caller is denied it, or the request was aborted): its resolver is
+ * not called, and it fails with `reason` as a field error would.
+ */
+function refuseField(exec: Execution, field: FieldPlan, result: ResultObject, parentPath: ResponsePath | undefined, reason: Error): void {
   const path = fieldPath(field, parentPath);
-  const error = locatedError(reason instanceof Error ? reason : new Error('The request was aborted.'), field.fieldNodes, pathToArray(path));
+  const error = locatedError(reason, field.fieldNodes, pathToArray(path));
   if (!field.value.nullable) throw error;
   exec.nullField(error, path);
   result[field.responseName] = null;

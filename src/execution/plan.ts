@@ -111,6 +111,11 @@ export class FieldPlan {
    * execute.ts takes this shortcut; anything else goes the general way. Null when not such a field.
    */
   readonly plainRead: PlainRead | null;
+  /**
+   * Null when the caller may run the field (or nothing is checked); else the error it fails
+   * with, at its path, without its resolver being called (see FieldAccess).
+   */
+  readonly denial: GraphQLError | null;
   readonly value: ValuePlan;
   /** Whether the field declares arguments (then they are coerced even for the default resolver). */
   readonly hasArguments: boolean;
@@ -147,7 +152,9 @@ export class FieldPlan {
     this.isTypename = definition === TypeNameMetaFieldDef;
     this.value = planValue(definition.type);
     this.hasArguments = definition.args.length > 0 || (node.arguments?.length ?? 0) > 0;
-    this.plainRead = definition.resolve === undefined && !this.hasArguments ? plainReadOf(definition.type) : null;
+    this.denial = operation.access === null ? null : operation.access.denial(parentType, definition);
+    // A denied field is never read: it takes the general way, which refuses it.
+    this.plainRead = definition.resolve === undefined && !this.hasArguments && this.denial === null ? plainReadOf(definition.type) : null;
     const readsVariables = (node.arguments ?? []).some((argument) => containsVariable(argument.value));
     let staticArguments: ArgumentValues | undefined;
     let argumentsError: unknown;
@@ -449,26 +456,54 @@ function plainLeafOf(type: GraphQLOutputType): PlainLeaf | null {
   return null;
 }
 
-/** Everything fixed for one operation of one document against one schema. */
+/**
+ * Which fields a caller may run, decided when a plan is made (security/access.ts makes these
+ * from a schema's authorization rules). One object stands for one set of grants, and plans are
+ * kept per object (OperationPlan.forAccess): an allowed field then costs nothing at run time,
+ * and a denied one is planned as a field that fails without running its resolver.
+ */
+export interface FieldAccess {
+  /** Null when the field may run; else the error to report at its path. */
+  denial(parentType: GraphQLObjectType, field: GraphQLField<unknown, unknown>): GraphQLError | null;
+}
+
+/** Everything fixed for one operation of one document against one schema (and one FieldAccess). */
 export class OperationPlan {
   readonly schema: GraphQLSchema;
   readonly operation: OperationDefinitionNode;
   readonly fragments: Fragments;
   readonly rootType: GraphQLObjectType | undefined;
   readonly declaresVariables: boolean;
+  /** The caller's access this plan was made for; null: every field may run. */
+  readonly access: FieldAccess | null;
   /** Root fields; built on first use so that a missing root type surfaces as an execution error. */
   private rootSelections: SelectionPlan | undefined;
+  /** The same operation planned for each FieldAccess met, kept while that access object lives. */
+  private byAccess: WeakMap<FieldAccess, OperationPlan> | undefined;
 
-  constructor(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: Fragments) {
+  constructor(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: Fragments, access: FieldAccess | null = null) {
     this.schema = schema;
     this.operation = operation;
     this.fragments = fragments;
     this.rootType = schema.getRootType(operation.operation) ?? undefined;
     this.declaresVariables = (operation.variableDefinitions?.length ?? 0) > 0;
+    this.access = access;
   }
 
   get root(): SelectionPlan {
     return (this.rootSelections ??= new SelectionPlan(this, this.rootType as GraphQLObjectType, [this.operation.selectionSet]));
+  }
+
+  /** This operation planned for a caller's access (this plan itself when there is none to check). */
+  forAccess(access: FieldAccess | null | undefined): OperationPlan {
+    if (access == null || access === this.access) return this;
+    this.byAccess ??= new WeakMap();
+    let plan = this.byAccess.get(access);
+    if (plan === undefined) {
+      plan = new OperationPlan(this.schema, this.operation, this.fragments, access);
+      this.byAccess.set(access, plan);
+    }
+    return plan;
   }
 }
 

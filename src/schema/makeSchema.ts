@@ -33,7 +33,10 @@ import {
   parse,
   valueFromAST,
 } from 'graphql';
-import { withCostDirectiveDefinitions } from '../analysis/costDirectives.ts';
+import { COST_DIRECTIVES_SDL } from '../analysis/costDirectives.ts';
+import { withDirectiveDefinitions } from '../language/schemaDirectives.ts';
+import { AUTH_DIRECTIVE_SDL, checkAuthorization } from '../security/rules.ts';
+import type { AuthorizationConfig, CheckedAuthorization } from '../security/rules.ts';
 import type {
   DocumentNode,
   GraphQLArgumentConfig,
@@ -75,19 +78,23 @@ export type EnumInternalValues = Record<string, unknown>;
 
 export type Resolvers = Record<string, TypeResolvers | GraphQLScalarType | ScalarFunctions | EnumInternalValues>;
 
-export interface MakeSchemaConfig {
+export interface MakeSchemaConfig extends AuthorizationConfig {
   typeDefs: string | DocumentNode | ReadonlyArray<string | DocumentNode>;
   resolvers?: Resolvers | ReadonlyArray<Resolvers>;
 }
 
-/** Builds an executable schema; throws a `TypeError` naming any resolver the SDL does not declare. */
+/**
+ * Builds an executable schema; throws a `TypeError` naming any resolver the SDL does not
+ * declare, and any authorization rule that is wrong (security/rules.ts).
+ */
 export function makeSchema(config: MakeSchemaConfig): GraphQLSchema {
-  // @cost and @listSize (the cost analyzer's directives) may be used without being declared.
-  const document = withCostDirectiveDefinitions(toDocument(config.typeDefs));
+  // The engine's directives (@cost, @listSize, @auth) may be used without being declared.
+  const document = withDirectiveDefinitions(toDocument(config.typeDefs), COST_DIRECTIVES_SDL + AUTH_DIRECTIVE_SDL);
   const base = buildASTSchema(document);
   const resolvers = mergeResolverMaps(config.resolvers);
   checkResolversMatchSchema(base, resolvers);
-  return rebuildSchema(base, resolvers);
+  const authorization = checkAuthorization(base, config);
+  return rebuildSchema(base, resolvers, authorization);
 }
 
 function toDocument(typeDefs: MakeSchemaConfig['typeDefs']): DocumentNode {
@@ -182,8 +189,11 @@ function checkResolversMatchSchema(schema: GraphQLSchema, resolvers: Map<string,
   }
 }
 
-/** Recreates every named type with the resolvers folded in, rewiring references to the new types. */
-function rebuildSchema(base: GraphQLSchema, resolvers: Map<string, unknown>): GraphQLSchema {
+/**
+ * Recreates every named type with the resolvers folded in, rewiring references to the new
+ * types; authorization rules go into the `extensions.auth` of their types and fields.
+ */
+function rebuildSchema(base: GraphQLSchema, resolvers: Map<string, unknown>, authorization: CheckedAuthorization): GraphQLSchema {
   const rebuilt = new Map<string, GraphQLNamedType>();
   const named = (type: GraphQLNamedType): GraphQLNamedType => rebuilt.get(type.name) ?? type;
   function wire<T extends GraphQLType>(type: T): T {
@@ -198,13 +208,18 @@ function rebuildSchema(base: GraphQLSchema, resolvers: Map<string, unknown>): Gr
     const literal = config.astNode?.defaultValue;
     return literal === undefined ? { ...config, type } : { ...config, type, defaultValue: valueFromAST(literal, type) };
   };
+  const withRule = <E>(extensions: E, coordinate: string): E => {
+    const rule = authorization.rules.get(coordinate);
+    return rule === undefined ? extensions : { ...extensions, auth: rule };
+  };
   const wireArgs = (args: Record<string, GraphQLArgumentConfig> | undefined) => mapValues(args ?? {}, withDefault);
   const wireFields = (typeName: string, fields: Record<string, GraphQLFieldConfig<unknown, unknown>>) => {
     const typeResolvers = (resolvers.get(typeName) ?? {}) as TypeResolvers;
     return mapValues(fields, (field, fieldName) => {
       const given = typeResolvers[fieldName] as FieldResolverConfig | undefined;
       const resolverParts = typeof given === 'function' ? { resolve: given } : (given ?? {});
-      return { ...field, ...resolverParts, type: wire(field.type), args: wireArgs(field.args) };
+      const extensions = withRule(field.extensions, `${typeName}.${fieldName}`);
+      return { ...field, ...resolverParts, extensions, type: wire(field.type), args: wireArgs(field.args) };
     });
   };
 
@@ -217,6 +232,7 @@ function rebuildSchema(base: GraphQLSchema, resolvers: Map<string, unknown>): Gr
         type.name,
         new GraphQLObjectType({
           ...config,
+          extensions: withRule(config.extensions, type.name),
           isTypeOf: (own?.__isTypeOf as GraphQLIsTypeOfFn<unknown, unknown> | undefined) ?? config.isTypeOf,
           interfaces: () => config.interfaces.map(wire),
           fields: () => wireFields(type.name, config.fields),
@@ -228,6 +244,7 @@ function rebuildSchema(base: GraphQLSchema, resolvers: Map<string, unknown>): Gr
         type.name,
         new GraphQLInterfaceType({
           ...config,
+          extensions: withRule(config.extensions, type.name),
           resolveType: (own?.__resolveType as GraphQLTypeResolver<unknown, unknown> | undefined) ?? config.resolveType,
           interfaces: () => config.interfaces.map(wire),
           fields: () => wireFields(type.name, config.fields),
@@ -282,6 +299,7 @@ function rebuildSchema(base: GraphQLSchema, resolvers: Map<string, unknown>): Gr
   const config = base.toConfig();
   return new GraphQLSchema({
     ...config,
+    extensions: authorization.schema === null ? config.extensions : { ...config.extensions, auth: authorization.schema },
     query: root(config.query),
     mutation: root(config.mutation),
     subscription: root(config.subscription),

@@ -51,6 +51,12 @@ export class LruCache<K, V> {
     if (key === this.lastKey) this.lastValue = value;
   }
 
+  delete(key: K): void {
+    this.young.delete(key);
+    this.old.delete(key);
+    if (key === this.lastKey) this.lastKey = this.lastValue = undefined;
+  }
+
   get size(): number {
     return this.young.size + this.old.size;
   }

@@ -15,8 +15,8 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHandler } from './handler.ts';
 import type { HandlerOptions, HandlerResponse, PlainRequest } from './handler.ts';
-import { HttpErrorCode, httpErrorBody } from './errors.ts';
-import type { HttpError } from './errors.ts';
+import { HttpErrorCode, httpErrorBody } from '../../server/errors.ts';
+import type { HttpError } from '../../server/errors.ts';
 
 export interface ServerOptions extends HandlerOptions<IncomingMessage> {
   /** Largest request body accepted, in bytes (default 1 MiB). */

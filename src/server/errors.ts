@@ -1,5 +1,6 @@
 /**
- * The error codes a client of the HTTP endpoint can meet, in one place.
+ * The error codes a client can meet, in one place (authentication's are in security/authError.ts,
+ * field-level authorization's in security/access.ts).
  *
  * Two shapes, as the service specification sets them:
  *  - a GraphQL result `{ errors: [{ message, extensions: { code } }] }` for everything about a
@@ -25,7 +26,7 @@ export const GraphQLErrorCode = {
   InternalServerError: 'INTERNAL_SERVER_ERROR',
   /** Execution took longer than the server allows. */
   Timeout: 'TIMEOUT',
-  /** Subscriptions are served over WebSocket, not over a plain HTTP request. */
+  /** Subscriptions are not served over a plain HTTP request. */
   SubscriptionOverHttp: 'SUBSCRIPTION_NOT_SUPPORTED',
 } as const;
 
@@ -37,6 +38,8 @@ export const HttpErrorCode = {
   PayloadTooLarge: ['PAYLOAD_TOO_LARGE', 413],
   UnsupportedMediaType: ['UNSUPPORTED_MEDIA_TYPE', 415],
   InvalidUtf8: ['INVALID_UTF8', 400],
+  /** A request a browser could have sent cross-site, refused by csrfPrevention. */
+  CsrfPrevented: ['CSRF_PREVENTED', 400],
   InternalServerError: ['INTERNAL_SERVER_ERROR', 500],
 } as const;
 

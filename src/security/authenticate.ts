@@ -1,0 +1,154 @@
+/**
+ * Authentication: from a request's headers to an Identity, or to the AuthError that refuses it.
+ *
+ *   credential header ─ none ─────────────────────────── anonymous (401 when authentication is required)
+ *                     ─ malformed ──────────────────────── 401 invalid_request
+ *                     ─ each authenticator, in order:
+ *                         "not mine" (null) ─ ask the next one; nobody's ─ 401
+ *                         an AuthError ───── 401 / 403 / 503, as it says
+ *                         an Identity ────── expired? 401 : the caller
+ *
+ * A request with a bad credential is always refused, never treated as anonymous: a client whose
+ * token expired must learn it, not silently see less data.
+ *
+ * Transport-free: HTTP hands in its headers; a WebSocket its upgrade request's headers or its
+ * `connection_init` payload as headers.
+ */
+import { LruCache } from '../jsutils/lruCache.ts';
+import { AuthError, AuthErrorCode, invalidCredential } from './authError.ts';
+import { DEFAULT_MAX_CREDENTIAL_LENGTH, readCredential } from './credentials.ts';
+import type { Credential } from './credentials.ts';
+import { ANONYMOUS } from './identity.ts';
+import type { Identity } from './identity.ts';
+
+export type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+/** What an authenticator sees of a request. */
+export interface AuthRequest {
+  /** The credential, already read and checked for form; null when the request has none. */
+  readonly credential: Credential | null;
+  /** Every header, lower-case, for authenticators that need more (a proxy's signed header). */
+  readonly headers: Headers;
+}
+
+/** An authenticator's answer: the caller, a refusal, or null for "not mine" (ask the next one). */
+export type AuthResult = Identity | AuthError | null;
+
+export interface Authenticator {
+  /** The scheme it accepts (`Bearer`, `ApiKey`), offered in `WWW-Authenticate` challenges. */
+  readonly scheme: string;
+  authenticate(request: AuthRequest): AuthResult | Promise<AuthResult>;
+}
+
+export interface AuthenticationOptions {
+  /** Asked in order; the first that does not answer "not mine" decides. */
+  authenticate?: ReadonlyArray<Authenticator>;
+  /** Refuse requests without a credential (401) instead of running them as anonymous (default false). */
+  requireAuthentication?: boolean;
+  /** Longest credential read (default 8192 characters). */
+  maxCredentialLength?: number;
+}
+
+/** A value now, or a promise of it: a cached credential is answered synchronously. */
+type MaybePromise<T> = T | Promise<T>;
+
+/** Authenticates one request from its headers. */
+export type Authenticate = (headers: Headers) => MaybePromise<Identity | AuthError>;
+
+export interface Authentication {
+  readonly authenticate: Authenticate;
+  /** The schemes the authenticators accept, for challenges. */
+  readonly schemes: ReadonlyArray<string>;
+}
+
+export function createAuthentication(options: AuthenticationOptions): Authentication {
+  const authenticators = [...(options.authenticate ?? [])];
+  for (const [index, authenticator] of authenticators.entries()) {
+    if (authenticator === null || typeof authenticator !== 'object' || typeof authenticator.authenticate !== 'function') {
+      throw new TypeError(`authenticate[${index}] must be an authenticator (apiKeyAuth(), jwtAuth(), ...), got ${String(authenticator)}.`);
+    }
+  }
+  const required = options.requireAuthentication ?? false;
+  const maxLength = options.maxCredentialLength ?? DEFAULT_MAX_CREDENTIAL_LENGTH;
+  if (!Number.isInteger(maxLength) || maxLength <= 0) {
+    throw new TypeError(`maxCredentialLength must be a positive whole number of characters, got ${String(maxLength)}.`);
+  }
+  const schemes = [...new Set(authenticators.map((authenticator) => authenticator.scheme))];
+  const missing = new AuthError(
+    AuthErrorCode.Unauthenticated,
+    schemes.length > 0
+      ? `This server requires authentication; send ${schemes.map(example).join(' or ')}.`
+      : 'This server requires authentication, but accepts no credential.',
+    { challengeError: null },
+  );
+  // Clients send the same header again and again: each distinct value is read once (values
+  // up to a generous token's length; longer ones, rare and suspicious, are read every time).
+  const byAuthorization = new LruCache<string, Credential | AuthError>(1024);
+  const byApiKey = new LruCache<string, Credential | AuthError>(1024);
+
+  function credentialOf(headers: Headers): Credential | AuthError | null {
+    const authorization = headers['authorization'];
+    const apiKey = headers['x-api-key'];
+    const single = authorization === undefined ? apiKey : apiKey === undefined ? authorization : undefined;
+    if (typeof single !== 'string' || single.length > MEMO_LENGTH) return readCredential(headers, maxLength);
+    const memo = authorization === undefined ? byApiKey : byAuthorization;
+    let read = memo.get(single);
+    if (read === undefined) {
+      read = readCredential(headers, maxLength) as Credential | AuthError;
+      memo.set(single, read);
+    }
+    return read;
+  }
+
+  /** An identity is let in while its credential has not expired. */
+  function admit(identity: Identity): Identity | AuthError {
+    if (identity.expiresAt !== null && identity.expiresAt <= Date.now()) {
+      return invalidCredential(
+        identity.kind === 'apiKey' ? 'ApiKey' : 'Bearer',
+        `The credential expired at ${new Date(identity.expiresAt).toISOString()}.`,
+      );
+    }
+    return identity;
+  }
+
+  /** Asks the authenticators from `from` on; a promise only once one of them answers with one. */
+  function ask(request: AuthRequest, from: number): MaybePromise<Identity | AuthError> {
+    for (let i = from; i < authenticators.length; i++) {
+      const answer = (authenticators[i] as Authenticator).authenticate(request);
+      if (answer instanceof Promise) {
+        return answer.then((settled) => (settled === null ? ask(request, i + 1) : decide(settled)));
+      }
+      if (answer !== null) return decide(answer);
+    }
+    return nobodys(request.credential);
+  }
+
+  function decide(answer: Identity | AuthError): Identity | AuthError {
+    return answer instanceof AuthError ? answer : admit(answer);
+  }
+
+  function nobodys(credential: Credential | null): Identity | AuthError {
+    if (credential === null) return required ? missing : ANONYMOUS;
+    const accepted = schemes.length > 0 ? ` This server accepts ${schemes.map(example).join(' or ')}.` : ' This server accepts no credential.';
+    return new AuthError(AuthErrorCode.Unauthenticated, `The ${credential.scheme} credential is not accepted here.${accepted}`, {
+      challengeError: 'invalid_token',
+    });
+  }
+
+  return {
+    schemes,
+    authenticate(headers) {
+      const credential = credentialOf(headers);
+      if (credential instanceof AuthError) return credential;
+      if (credential === null && authenticators.length === 0) return required ? missing : ANONYMOUS;
+      return ask({ credential, headers }, 0);
+    },
+  };
+}
+
+/** Credential headers up to this long have their reading remembered. */
+const MEMO_LENGTH = 2048;
+
+function example(scheme: string): string {
+  return scheme === 'ApiKey' ? 'an API key (X-API-Key: <key> or Authorization: ApiKey <key>)' : `Authorization: ${scheme} <token>`;
+}

@@ -1,0 +1,491 @@
+/**
+ * The operation pipeline: what every way in (GraphQL over HTTP today; WebSocket, SSE and the
+ * resource routes as they come) does with a GraphQL operation, decided once, in one place. A
+ * transport only translates its wire format to these calls and their outcomes back.
+ *
+ *   authenticate ─ 401 / 403 insufficient_scope / 503                    authenticate()
+ *   for each operation:                                                  run()
+ *     document: parse (length, tokens) + validate, cached by text ─ request errors (400)
+ *     choose the operation ─ OPERATION_RESOLUTION_FAILURE; a mutation where only queries may run ─ refused
+ *     limits and cost (depth, cost, nodes, ...) ─ *_LIMIT_EXCEEDED
+ *     introspection, when only some roles may ─ GRAPHQL_VALIDATION_FAILED
+ *     authorize, planned per set of grants ─ FORBIDDEN fields, or the whole operation (onDenied: 'reject', 403)
+ *     context factory, then execute within the timeout ─ TIMEOUT; signal aborted on timeout or client gone
+ *     finish: codes on every error, masking in production, the cost report
+ *
+ * Everything between a request's text and execution depends only on that text, the caller's
+ * grants and this pipeline's fixed schema, limits and rules. So a small request text seen
+ * before is remembered with its parsed members (`known`), and once its operation has passed
+ * every check for a set of grants it is executed at once the next time (KnownRequest.ready):
+ * the fast path of a client that sends the same query again and again.
+ */
+import { randomUUID } from 'node:crypto';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, specifiedRules, validate } from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { checkLimits, DEFAULT_LIMITS, parseWithLimits } from '../analysis/limits.ts';
+import type { Limits } from '../analysis/limits.ts';
+import type { Analysis } from '../analysis/analyze.ts';
+import { executePlan } from '../execution/execute.ts';
+import { OperationPlan, planOperation } from '../execution/plan.ts';
+import type { SelectionPlan } from '../execution/plan.ts';
+import { describe } from '../jsutils/describe.ts';
+import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
+import { LruCache } from '../jsutils/lruCache.ts';
+import { accessFor, hasAnyRole, operationDenials } from '../security/access.ts';
+import type { GrantAccess, OperationDenials } from '../security/access.ts';
+import { challengeFor } from '../security/authError.ts';
+import type { AuthError } from '../security/authError.ts';
+import { createAuthentication } from '../security/authenticate.ts';
+import type { AuthenticationOptions, Headers } from '../security/authenticate.ts';
+import type { Identity } from '../security/identity.ts';
+import { GraphQLErrorCode, codedError, withCode } from './errors.ts';
+
+/** A value now, or a promise of it: the pipeline answers synchronously when execution is synchronous. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** What a context factory receives beside the transport's request. */
+export interface OperationScope {
+  /**
+   * Aborts when the execution times out or the client goes away. Made on first read (a signal
+   * is dear on Node 20), so read it only where it is used, or keep the scope itself.
+   */
+  readonly signal: AbortSignal;
+  /** Who is calling (the anonymous identity when nobody signed in). */
+  readonly identity: Identity;
+}
+
+export interface LogEntry {
+  level: 'error' | 'info';
+  message: string;
+  requestId?: string;
+  error?: unknown;
+}
+
+export interface PipelineOptions<Raw = unknown> extends AuthenticationOptions {
+  schema: GraphQLSchema;
+  /**
+   * The per-request context: where loaders come from. It may return a promise. Without a
+   * factory, the context is `{ request, signal, identity }`.
+   */
+  context?: (request: Raw, scope: OperationScope) => unknown;
+  limits?: Partial<Limits>;
+  /** Parsed and validated documents kept, by query text (default 1000); as many small request texts too. */
+  documentCacheSize?: number;
+  /** Execution time allowed (default 10 s); past it the client gets TIMEOUT and the signal aborts. */
+  executionTimeoutMs?: number;
+  /** Mask unexpected errors, refuse introspection, no suggestions (default: NODE_ENV is production). */
+  production?: boolean;
+  /** Allow introspection: to everyone, to no one, or to callers with one of the roles (default: not in production). */
+  introspection?: boolean | { roles: ReadonlyArray<string> };
+  /** Add `extensions.cost = { requested, actual, limit }` to results (default true). */
+  reportCost?: boolean;
+  /**
+   * What a field the caller may not use does: `'null'` (default) makes it null with a FORBIDDEN
+   * error at its path, the rest of the operation running; `'reject'` refuses the whole
+   * operation before execution (403 under application/graphql-response+json).
+   */
+  onDenied?: 'null' | 'reject';
+  /** The realm named in `WWW-Authenticate` challenges (default `graphql`). */
+  realm?: string;
+  log?: (entry: LogEntry) => void;
+}
+
+/** The members of one GraphQL request, as received. */
+export interface RequestParams {
+  readonly query: string;
+  readonly operationName: string | null;
+  readonly variables: Record<string, unknown> | null;
+}
+
+/** One operation to run, as a transport hands it over. */
+export interface OperationRequest<Raw = unknown> {
+  readonly params: RequestParams;
+  readonly identity: Identity;
+  /** The transport's own request object, handed to the context factory. */
+  readonly raw: Raw;
+  /** Whether only queries may run (an HTTP GET): a mutation then gets `notAllowed`. */
+  readonly queriesOnly: boolean;
+  /**
+   * Registers a callback for the client going away before the response is complete; called at
+   * once if it already has. Registered only for executions that go asynchronous.
+   */
+  onClientGone?(callback: () => void): void;
+}
+
+/** What running an operation came to. */
+export type OperationOutcome = OperationResult | NotAllowed;
+
+export interface OperationResult {
+  readonly result: ExecutionResult;
+  /** Whether the result is a request error (no `data`): 400 under application/graphql-response+json. */
+  readonly requestError: boolean;
+  /** Set when the operation was refused for fields the caller may not use (onDenied: 'reject'): a 403. */
+  readonly denied?: OperationDenials;
+  /**
+   * For a result known to be small (see isSmall): the operation's root selection plan, whose
+   * generated writer writes `data` (compileStringify.ts). Otherwise the native JSON.stringify does.
+   */
+  readonly writer?: SelectionPlan | null;
+}
+
+/** An operation of a kind this request may not carry (a mutation over GET). */
+export interface NotAllowed {
+  readonly notAllowed: 'mutation' | 'subscription';
+}
+
+/** A small request text seen before: its members, and once its operation passed every check, how to run it. */
+export interface KnownRequest {
+  readonly params: RequestParams;
+  ready: ReadyOperation | null;
+}
+
+/** An operation that has passed every check before execution, for one set of grants. */
+interface ReadyOperation {
+  /** The chosen operation, planned for `access` (it holds the schema, document and operation). */
+  readonly plan: OperationPlan;
+  readonly access: GrantAccess | null;
+  readonly kind: OperationDefinitionNode['operation'];
+  /** Whether it reads the schema (introspection), which `introspection: { roles }` checks per caller. */
+  readonly introspects: boolean;
+  /** The cost analysis, for the cost report (null when limits are off). */
+  readonly analysis: Analysis | null;
+  /** The root selection plan when the result is small (see isSmall), whose generated writer writes `data`. */
+  readonly writer: SelectionPlan | null;
+}
+
+export interface OperationPipeline<Raw = unknown> {
+  readonly schema: GraphQLSchema;
+  readonly limits: Limits;
+  readonly production: boolean;
+  /** Who is calling, from the request's headers (or what a transport gives as such). */
+  authenticate(headers: Headers): MaybePromise<Identity | AuthError>;
+  /** The `WWW-Authenticate` value for an authentication failure (null for a 503). */
+  challenge(error: AuthError): string | null;
+  /** The request text seen before, if it was remembered. */
+  known(text: string): KnownRequest | undefined;
+  /** Remembers a small request text's members (texts longer than SMALL_REQUEST are not kept). */
+  remember(text: string, params: RequestParams): KnownRequest | undefined;
+  /** Runs one operation: every step after authentication. */
+  run(request: OperationRequest<Raw>, known?: KnownRequest): MaybePromise<OperationOutcome>;
+}
+
+/**
+ * An operation with no list field and at most this many fields (fragments written out) has a
+ * result small enough that generated code writes it faster than the native JSON.stringify.
+ */
+const SMALL_RESULT_FIELDS = 32;
+
+/** Request texts up to this many characters have their parsed members remembered (a few MB at most). */
+export const SMALL_REQUEST = 4096;
+
+/** What a query text becomes once: its document and validation errors, or its parse errors. */
+interface PreparedDocument {
+  readonly document: DocumentNode | null;
+  readonly errors: ReadonlyArray<GraphQLError>;
+  /** Limit checks of operations without variables, whose outcome cannot change (by operation name). */
+  readonly checked: Map<string | null, { analysis: Analysis | null; errors: GraphQLError[] }>;
+  /** With `introspection: { roles }`: the errors of the no-introspection rule, found on first need. */
+  introspectionErrors?: ReadonlyArray<GraphQLError>;
+}
+
+export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): OperationPipeline<Raw> {
+  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const production = options.production ?? process.env.NODE_ENV === 'production';
+  const introspection = options.introspection ?? !production;
+  const introspectionRoles = typeof introspection === 'object' ? checkIntrospectionRoles(introspection) : null;
+  const reportCost = options.reportCost ?? true;
+  const timeoutMs = options.executionTimeoutMs ?? 10_000;
+  const onDenied = options.onDenied ?? 'null';
+  if (onDenied !== 'null' && onDenied !== 'reject') throw new TypeError(`onDenied must be 'null' or 'reject', got ${String(onDenied)}.`);
+  const realm = options.realm ?? 'graphql';
+  const log = options.log ?? ((entry: LogEntry) => console.error(entry.message, entry.requestId ?? '', entry.error ?? ''));
+  const documents = new LruCache<string, PreparedDocument>(options.documentCacheSize ?? 1000);
+  const knownRequests = new LruCache<string, KnownRequest>(options.documentCacheSize ?? 1000);
+  // With introspection for some roles, documents are validated as for everyone, and whether
+  // they introspect is checked per caller (see mayIntrospect).
+  const rules = introspection === false ? [...specifiedRules, NoSchemaIntrospectionCustomRule] : specifiedRules;
+  const schema = options.schema;
+  const authentication = createAuthentication(options);
+  /** Operation refusals under onDenied: 'reject', per plan (a plan is made for one set of grants). */
+  const denials = new WeakMap<OperationPlan, OperationDenials>();
+
+  function prepare(query: string): PreparedDocument {
+    let prepared = documents.get(query);
+    if (prepared === undefined) {
+      const parsed = parseWithLimits(query, limits);
+      if ('errors' in parsed) {
+        prepared = { document: null, errors: parsed.errors, checked: new Map() };
+      } else {
+        const errors = validate(schema, parsed.document, rules, { hideSuggestions: production }).map((error) =>
+          withCode(error, GraphQLErrorCode.ValidationFailed),
+        );
+        prepared = { document: errors.length > 0 ? null : parsed.document, errors, checked: new Map() };
+      }
+      documents.set(query, prepared);
+    }
+    return prepared;
+  }
+
+  /** The no-introspection rule's errors for a document (none when it does not introspect). */
+  function introspectionErrorsOf(prepared: PreparedDocument): ReadonlyArray<GraphQLError> {
+    prepared.introspectionErrors ??= validate(schema, prepared.document as DocumentNode, [NoSchemaIntrospectionCustomRule]).map((error) =>
+      withCode(error, GraphQLErrorCode.ValidationFailed),
+    );
+    return prepared.introspectionErrors;
+  }
+
+  function mayIntrospect(identity: Identity): boolean {
+    return introspectionRoles === null || hasAnyRole(schema, identity, introspectionRoles);
+  }
+
+  /** Checks an operation (document, choice, kind, limits, introspection, authorization) and executes it; `known` then remembers it as ready. */
+  function run(request: OperationRequest<Raw>, known?: KnownRequest): MaybePromise<OperationOutcome> {
+    const { params, identity } = request;
+    const access = accessFor(schema, identity);
+    const ready = known?.ready;
+    if (ready != null && ready.access === access && (!request.queriesOnly || ready.kind === 'query') && (!ready.introspects || mayIntrospect(identity))) {
+      return startOperation(ready, request);
+    }
+
+    const prepared = prepare(params.query);
+    if (prepared.document === null) return requestErrors(prepared.errors);
+    const document = prepared.document;
+
+    // The executor's own plan cache chooses the operation (and keeps the choice for execute()).
+    const chosen = planOperation(schema, document, params.operationName);
+    if (!(chosen instanceof OperationPlan)) {
+      return requestErrors(chosen.map((error) => withCode(error, GraphQLErrorCode.OperationResolutionFailure)));
+    }
+    const kind = chosen.operation.operation;
+    if (request.queriesOnly && kind !== 'query') return { notAllowed: kind };
+    if (kind === 'subscription') {
+      return requestErrors([codedError('Subscriptions are not served over a plain HTTP request.', GraphQLErrorCode.SubscriptionOverHttp)]);
+    }
+
+    const checked = checkOperation(prepared, document, chosen.operation, params);
+    if (checked.errors.length > 0) return requestErrors(checked.errors);
+
+    const introspects = introspectionRoles !== null && introspectionErrorsOf(prepared).length > 0;
+    if (introspects && !mayIntrospect(identity)) return requestErrors(introspectionErrorsOf(prepared));
+
+    const plan = chosen.forAccess(access);
+    if (onDenied === 'reject' && access !== null) {
+      let denied = denials.get(plan);
+      if (denied === undefined) {
+        denied = operationDenials(schema, plan.operation, plan.fragments, access);
+        denials.set(plan, denied);
+      }
+      if (denied.errors.length > 0) return { result: { errors: [...denied.errors] }, requestError: true, denied };
+    }
+
+    const operation: ReadyOperation = {
+      plan,
+      access,
+      kind,
+      introspects,
+      analysis: checked.analysis,
+      writer: isSmall(checked.analysis) ? plan.root : null,
+    };
+    if (known !== undefined) known.ready = operation;
+    return startOperation(operation, request);
+  }
+
+  /** Makes the operation's context, then executes it. */
+  function startOperation(ready: ReadyOperation, request: OperationRequest<Raw>): MaybePromise<OperationResult> {
+    const abort = new OperationAbort(request.identity);
+    const contextValue = options.context ? options.context(request.raw, abort) : new DefaultContext(request.raw, abort);
+    if (isPromiseLike(contextValue)) {
+      return Promise.resolve(contextValue).then((resolved) => executeOperation(ready, request, abort, resolved));
+    }
+    return executeOperation(ready, request, abort, contextValue);
+  }
+
+  /** Runs a checked operation; a synchronous execution is answered at once, an asynchronous one within the timeout. */
+  function executeOperation(
+    ready: ReadyOperation,
+    request: OperationRequest<Raw>,
+    abort: OperationAbort,
+    contextValue: unknown,
+  ): MaybePromise<OperationResult> {
+    const executed = executePlan(ready.plan, {
+      variableValues: request.params.variables,
+      contextValue,
+      measureCost: reportCost,
+      signal: abort,
+    });
+    const { analysis, writer } = ready;
+    if (!(executed instanceof Promise)) return { result: finishResult(executed, analysis), requestError: !('data' in executed), writer };
+    request.onClientGone?.(() => abort.abort(new Error('The client closed the connection.')));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<null>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs, null);
+    });
+    return Promise.race([executed, timedOut]).then((result): OperationResult => {
+      clearTimeout(timer);
+      if (result === null) {
+        abort.abort(new Error(`Execution timed out after ${timeoutMs} ms.`));
+        const error = codedError(`Execution timed out after ${timeoutMs} ms.`, GraphQLErrorCode.Timeout);
+        return { result: { errors: [error], data: null }, requestError: false };
+      }
+      return { result: finishResult(result, analysis), requestError: !('data' in result), writer };
+    });
+  }
+
+  /** Limits, checked once per operation when nothing in them depends on variables. */
+  function checkOperation(prepared: PreparedDocument, document: DocumentNode, operation: OperationDefinitionNode, params: RequestParams) {
+    const cacheable = (operation.variableDefinitions?.length ?? 0) === 0;
+    if (cacheable) {
+      const known = prepared.checked.get(params.operationName);
+      if (known !== undefined) return known;
+    }
+    const checked = checkLimits({ schema, document, operationName: params.operationName, variableValues: params.variables, limits });
+    if (cacheable) prepared.checked.set(params.operationName, checked);
+    return checked;
+  }
+
+  /** Codes on every error, unexpected errors masked in production, and the cost report. */
+  function finishResult(result: ExecutionResult, analysis: Analysis | null): ExecutionResult {
+    let errors = result.errors;
+    if (errors !== undefined) {
+      const isVariableError = !('data' in result);
+      errors = errors.map((error) => {
+        if (isVariableError) return withCode(error, GraphQLErrorCode.BadUserInput);
+        // A resolver's GraphQLError is meant for the client (and keeps its code: located errors
+        // carry their original's extensions); anything else thrown is a fault, hidden in production.
+        const original = error.originalError;
+        if (production && original != null && !(original instanceof GraphQLError)) {
+          const requestId = randomUUID();
+          log({ level: 'error', message: `Unexpected error in a resolver: ${error.message}`, requestId, error: original ?? error });
+          return new GraphQLError('Unexpected error.', {
+            nodes: error.nodes,
+            source: error.source,
+            positions: error.positions,
+            path: error.path,
+            extensions: { code: GraphQLErrorCode.InternalServerError, requestId },
+          });
+        }
+        return withCode(error, GraphQLErrorCode.InternalServerError);
+      });
+    }
+    // Nothing to add (no errors to code, no cost report): the executor's result is answered as it is.
+    if (errors === undefined && result.extensions === undefined && !(reportCost && analysis !== null)) return result;
+    const finished: ExecutionResult = errors === undefined ? { data: result.data } : { errors, data: result.data };
+    if (reportCost && analysis !== null) {
+      const actual = (result.extensions?.['cost'] as { actual?: number } | undefined)?.actual ?? 0;
+      finished.extensions = { cost: { requested: analysis.cost, actual, limit: limits.cost === false ? null : limits.cost } };
+    }
+    return finished;
+  }
+
+  return {
+    schema,
+    limits,
+    production,
+    authenticate: authentication.authenticate,
+    challenge: (error) => challengeFor(error, authentication.schemes, realm),
+    known: (text) => (text.length <= SMALL_REQUEST ? knownRequests.get(text) : undefined),
+    remember(text, params) {
+      if (text.length > SMALL_REQUEST) return undefined;
+      const known: KnownRequest = { params, ready: null };
+      knownRequests.set(text, known);
+      return known;
+    },
+    run,
+  };
+}
+
+function requestErrors(errors: ReadonlyArray<GraphQLError>): OperationResult {
+  return { result: { errors: [...errors] }, requestError: true };
+}
+
+function checkIntrospectionRoles(introspection: { roles: ReadonlyArray<string> }): ReadonlyArray<string> {
+  const roles = introspection.roles;
+  if (!Array.isArray(roles) || roles.length === 0 || roles.some((role) => typeof role !== 'string')) {
+    throw new TypeError(`introspection.roles must be a non-empty list of role names, got ${describe(roles)}.`);
+  }
+  return roles;
+}
+
+/**
+ * Whether an operation was abandoned (timeout, client gone), readable as a plain flag by the
+ * executor, and as an AbortSignal by resolvers, made only if one asks for it; and who is calling.
+ */
+class OperationAbort implements OperationScope {
+  aborted = false;
+  reason: unknown = undefined;
+  readonly identity: Identity;
+  private controller: AbortController | null = null;
+
+  constructor(identity: Identity) {
+    this.identity = identity;
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === null) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+}
+
+/** The context when there is no factory: the transport's request, the caller, and the operation's signal (made when read). */
+class DefaultContext<Raw> {
+  readonly request: Raw;
+  readonly identity: Identity;
+  private readonly scope: OperationScope;
+
+  constructor(request: Raw, scope: OperationScope) {
+    this.request = request;
+    this.identity = scope.identity;
+    this.scope = scope;
+  }
+
+  get signal(): AbortSignal {
+    return this.scope.signal;
+  }
+}
+
+/**
+ * Whether an operation's result is bounded and small: no list field (GitHub's node count is the
+ * sum over list fields) and few fields, fragments written out. The analysis is the cost
+ * analyzer's, made before execution anyway.
+ */
+function isSmall(analysis: Analysis | null): boolean {
+  return analysis !== null && analysis.nodes === 0 && analysis.fields <= SMALL_RESULT_FIELDS;
+}
+
+/** The members of a GraphQL request (`query`, `operationName`, `variables`, `extensions`), checked for their types. */
+export function readParams(payload: unknown): RequestParams | GraphQLError {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+    return codedError('A GraphQL request must be a JSON object with a "query".', GraphQLErrorCode.BadRequest);
+  }
+  const { query, operationName, variables, extensions } = payload as Record<string, unknown>;
+  if (query === undefined || query === null) {
+    return codedError('The request has no "query"; expected the GraphQL document as a string.', GraphQLErrorCode.BadRequest);
+  }
+  if (typeof query !== 'string') {
+    return codedError(`"query" must be a string, got ${describe(query)}.`, GraphQLErrorCode.BadRequest);
+  }
+  if (operationName != null && typeof operationName !== 'string') {
+    return codedError(`"operationName" must be a string or null, got ${describe(operationName)}.`, GraphQLErrorCode.BadRequest);
+  }
+  if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) {
+    return codedError(`"variables" must be an object or null, got ${describe(variables)}.`, GraphQLErrorCode.BadRequest);
+  }
+  if (extensions != null && (typeof extensions !== 'object' || Array.isArray(extensions))) {
+    return codedError(`"extensions" must be an object or null, got ${describe(extensions)}.`, GraphQLErrorCode.BadRequest);
+  }
+  return {
+    query,
+    operationName: (operationName as string | null | undefined) ?? null,
+    variables: (variables as Record<string, unknown> | null | undefined) ?? null,
+  };
+}

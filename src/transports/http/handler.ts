@@ -1,0 +1,405 @@
+/**
+ * GraphQL over HTTP, without the HTTP: a plain request in, `[body, init]` out.
+ *
+ * The protocol logic knows nothing of `node:http` (server.ts only converts), and nothing of
+ * documents, authorization or execution either: those are the operation pipeline's
+ * (server/pipeline.ts), which every transport shares. What is HTTP's is here:
+ *
+ *   path ─ 404     CORS preflight (OPTIONS) ─ 204     method ─ 405     CSRF prevention ─ 400
+ *   Accept ─ 406          Content-Type ─ 415
+ *   authenticate (the pipeline) ─ 401 / 403 / 503 with WWW-Authenticate
+ *   JSON body and members ─ 400 BAD_REQUEST      batch size ─ 400 BATCH_LIMIT_EXCEEDED
+ *   for each operation: the pipeline (a mutation over GET ─ 405)
+ *   respond: application/graphql-response+json (400 when there is no data, 403 when the
+ *            operation was refused for its fields) or application/json (200), ETag and 304
+ *            for GET, CORS headers for listed origins
+ *
+ * Media types and status codes follow the GraphQL-over-HTTP specification.
+ */
+import { createHash } from 'node:crypto';
+import { GraphQLError } from 'graphql';
+import type { ExecutionResult } from 'graphql';
+import { checkBatchSize } from '../../analysis/limits.ts';
+import type { SelectionPlan } from '../../execution/plan.ts';
+import { stringifyData } from '../../execution/compileStringify.ts';
+import { GraphQLErrorCode, HttpErrorCode, codedError, httpErrorBody } from '../../server/errors.ts';
+import type { HttpError } from '../../server/errors.ts';
+import { createPipeline, readParams } from '../../server/pipeline.ts';
+import type {
+  KnownRequest,
+  MaybePromise,
+  OperationOutcome,
+  OperationPipeline,
+  OperationRequest,
+  OperationResult,
+  PipelineOptions,
+  RequestParams,
+} from '../../server/pipeline.ts';
+import { AuthError } from '../../security/authError.ts';
+import { createCors } from '../../security/cors.ts';
+import type { CorsOptions } from '../../security/cors.ts';
+import { createCsrfCheck } from '../../security/csrf.ts';
+import type { CsrfPreventionOptions } from '../../security/csrf.ts';
+import type { Identity } from '../../security/identity.ts';
+import { LruCache } from '../../jsutils/lruCache.ts';
+import { stringifySmall } from '../../jsutils/stringifySmall.ts';
+
+export type { MaybePromise, LogEntry, OperationScope } from '../../server/pipeline.ts';
+
+/** A request as any transport can describe it. */
+export interface PlainRequest<Raw = unknown> {
+  readonly method: string;
+  /** Path and query string, as on the request line: `/graphql?query=...`. */
+  readonly url: string;
+  /** Header values by lower-case name. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The body as UTF-8 text, or null when there is none. */
+  readonly body: string | null;
+  /** The transport's own request object, handed to the context factory. */
+  readonly raw: Raw;
+  /**
+   * Registers a callback for the client going away before the response is complete; called
+   * at once if it already has. The handler registers only for executions that go asynchronous:
+   * a synchronous one is over before the transport could notice anything. (A hook rather than
+   * an AbortSignal: on Node 20 creating a signal costs several microseconds, a tenth of a small
+   * request's whole time, so signals are made only when someone asks; see OperationAbort.)
+   */
+  onClientGone?(callback: () => void): void;
+}
+
+export interface ResponseInit {
+  status: number;
+  headers: Record<string, string>;
+}
+
+export type HandlerResponse = [body: string | null, init: ResponseInit];
+
+export interface HandlerOptions<Raw = unknown> extends PipelineOptions<Raw> {
+  /** Where the endpoint is (default `/graphql`). */
+  path?: string;
+  /** Let web pages from these origins call the endpoint (default: no CORS headers, same-origin pages only). */
+  cors?: CorsOptions;
+  /** Refuse requests a browser could send cross-site without a preflight (default off; see security/csrf.ts). */
+  csrfPrevention?: boolean | CsrfPreventionOptions;
+}
+
+const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
+const JSON_RESPONSE = 'application/json; charset=utf-8';
+const METHODS = ['GET', 'POST'];
+
+/** Builds the handler: a function from a plain request to `[body, init]`. */
+export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (request: PlainRequest<Raw>) => MaybePromise<HandlerResponse> {
+  const path = options.path ?? '/graphql';
+  const pipeline: OperationPipeline<Raw> = createPipeline(options);
+  const cors = options.cors === undefined ? null : createCors(options.cors, METHODS);
+  const csrf = options.csrfPrevention === undefined || options.csrfPrevention === false ? null : createCsrfCheck(options.csrfPrevention);
+
+  /**
+   * The response: the result (or a batch's results) in the negotiated media type, with its
+   * status (400 for a request error under application/graphql-response+json, 403 when the
+   * operation was refused for fields the caller may not use; a batch is always 200), and for
+   * GET an ETag (or 304).
+   */
+  function respondWith(
+    request: PlainRequest<Raw>,
+    mediaType: string,
+    results: ExecutionResult | ExecutionResult[],
+    outcome: OperationResult | null,
+  ): HandlerResponse {
+    const writer = outcome?.writer ?? null;
+    const body = writer !== null && !Array.isArray(results) ? resultText(results, writer) : JSON.stringify(results);
+    const status = mediaType !== GRAPHQL_RESPONSE || outcome === null || !outcome.requestError ? 200 : outcome.denied !== undefined ? 403 : 400;
+    const headers: Record<string, string> = { 'content-type': mediaType };
+    const missingScopes = outcome?.denied?.missingScopes ?? [];
+    if (missingScopes.length > 0) {
+      headers['www-authenticate'] = pipeline.challenge(
+        new AuthError('FORBIDDEN', 'The credential lacks scopes this operation needs.', {
+          scheme: 'Bearer',
+          challengeError: 'insufficient_scope',
+          requiredScopes: missingScopes,
+        }),
+      ) as string;
+    }
+    if (request.method === 'GET' && status === 200) {
+      const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+      headers['etag'] = etag;
+      headers['cache-control'] = 'no-cache';
+      if (matchesEtag(header(request, 'if-none-match'), etag)) return [null, { status: 304, headers: { etag } }];
+    }
+    return [body, { status, headers }];
+  }
+
+  /** A batch's operations run one after another; each gets its own result. */
+  async function runBatch(request: PlainRequest<Raw>, mediaType: string, identity: Identity, items: unknown[]): Promise<HandlerResponse> {
+    const results: ExecutionResult[] = [];
+    for (const item of items) {
+      const params = readParams(item);
+      if (params instanceof GraphQLError) {
+        results.push({ errors: [params] });
+        continue;
+      }
+      const outcome = await pipeline.run(operationRequest(request, identity, params));
+      if ('notAllowed' in outcome) return notAllowed(outcome.notAllowed);
+      results.push(outcome.result);
+    }
+    return respondWith(request, mediaType, results, null);
+  }
+
+  function handle(request: PlainRequest<Raw>): MaybePromise<HandlerResponse> {
+    const url = request.url;
+    // Most requests are POSTs to the endpoint itself, with no query string to look for.
+    const queryStart = url === path ? -1 : url.indexOf('?');
+    const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
+    if (pathname !== path) return httpFailure(HttpErrorCode.NotFound, `Nothing is served at ${pathname}; the GraphQL endpoint is ${path}.`);
+    const method = request.method;
+    if (method !== 'GET' && method !== 'POST') {
+      if (method === 'OPTIONS' && cors !== null) return [null, { status: 204, headers: { allow: 'GET, POST, OPTIONS', ...cors.preflight(header(request, 'origin')) } }];
+      return httpFailure(HttpErrorCode.MethodNotAllowed, `Method ${method} is not allowed; use GET or POST.`, { allow: 'GET, POST' });
+    }
+    if (csrf !== null) {
+      const refused = csrf(request.headers);
+      if (refused !== null) return httpFailure(HttpErrorCode.CsrfPrevented, refused);
+    }
+    const mediaType = negotiate(header(request, 'accept'));
+    if (mediaType === null) {
+      return httpFailure(
+        HttpErrorCode.NotAcceptable,
+        'The Accept header allows neither application/graphql-response+json nor application/json.',
+      );
+    }
+    if (method === 'POST') {
+      const unsupported = checkContentType(header(request, 'content-type'));
+      if (unsupported !== null) return httpFailure(HttpErrorCode.UnsupportedMediaType, unsupported);
+    }
+    const identity = pipeline.authenticate(request.headers);
+    if (identity instanceof Promise) return identity.then((settled) => proceed(request, mediaType, queryStart, settled));
+    return proceed(request, mediaType, queryStart, identity);
+  }
+
+  /** Once the caller is known: read the request's operations and run them. */
+  function proceed(request: PlainRequest<Raw>, mediaType: string, queryStart: number, identity: Identity | AuthError): MaybePromise<HandlerResponse> {
+    if (identity instanceof AuthError) return authFailure(identity);
+    let payload: unknown;
+    let known: KnownRequest | undefined;
+    if (request.method === 'GET') {
+      const parsed = paramsFromQueryString(queryStart === -1 ? '' : request.url.slice(queryStart + 1));
+      if (parsed instanceof GraphQLError) return graphqlFailure(mediaType, parsed);
+      payload = parsed;
+    } else {
+      const body = request.body;
+      // Clients send the same small bodies again and again (a query without variables, or
+      // with the same ones): their members are read once, and once their operation has passed
+      // every check it is executed at once (the pipeline's KnownRequest). Nothing downstream writes to them.
+      known = body !== null ? pipeline.known(body) : undefined;
+      if (known !== undefined) return respondTo(request, mediaType, pipeline.run(operationRequest(request, identity, known.params), known));
+      if (body === null || body.trim() === '') {
+        return graphqlFailure(mediaType, codedError('The request body is empty; expected a JSON object with a "query".', GraphQLErrorCode.BadRequest));
+      }
+      try {
+        payload = JSON.parse(body);
+      } catch (error) {
+        return graphqlFailure(
+          mediaType,
+          codedError(`The request body is not valid JSON: ${(error as Error).message}`, GraphQLErrorCode.BadRequest),
+        );
+      }
+    }
+
+    if (Array.isArray(payload)) {
+      if (payload.length === 0) return graphqlFailure(mediaType, codedError('The batch is empty.', GraphQLErrorCode.BadRequest));
+      const tooMany = checkBatchSize(payload.length, pipeline.limits);
+      if (tooMany !== null) return graphqlFailure(mediaType, tooMany);
+      return runBatch(request, mediaType, identity, payload);
+    }
+    const params = readParams(payload);
+    if (params instanceof GraphQLError) return graphqlFailure(mediaType, params);
+    if (request.method === 'POST') known = pipeline.remember(request.body as string, params);
+    return respondTo(request, mediaType, pipeline.run(operationRequest(request, identity, params), known));
+  }
+
+  /** The response to one operation's outcome. */
+  function respondTo(request: PlainRequest<Raw>, mediaType: string, outcome: MaybePromise<OperationOutcome>): MaybePromise<HandlerResponse> {
+    if (outcome instanceof Promise) return outcome.then((settled) => respondToSettled(request, mediaType, settled));
+    return respondToSettled(request, mediaType, outcome);
+  }
+
+  function respondToSettled(request: PlainRequest<Raw>, mediaType: string, outcome: OperationOutcome): HandlerResponse {
+    if ('notAllowed' in outcome) return notAllowed(outcome.notAllowed);
+    return respondWith(request, mediaType, outcome.result, outcome);
+  }
+
+  /** 401, 403 or 503, in the service's error shape, with the challenge that says what to send. */
+  function authFailure(error: AuthError): HandlerResponse {
+    const headers: Record<string, string> = { 'content-type': JSON_RESPONSE };
+    const challenge = pipeline.challenge(error);
+    if (challenge !== null) headers['www-authenticate'] = challenge;
+    return [JSON.stringify({ error: { code: error.code, message: error.message } }), { status: error.status, headers }];
+  }
+
+  if (cors === null) return handle;
+  // CORS headers go on every answer to a listed origin, errors included, so that the page can read why.
+  return (request) => {
+    const allowed = cors.headers(header(request, 'origin'));
+    const response = handle(request);
+    if (allowed === null) return response;
+    if (response instanceof Promise) return response.then((settled) => withHeaders(settled, allowed));
+    return withHeaders(response, allowed);
+  };
+}
+
+function operationRequest<Raw>(request: PlainRequest<Raw>, identity: Identity, params: RequestParams): OperationRequest<Raw> {
+  return new HttpOperation(request, identity, params);
+}
+
+/** One operation of an HTTP request, for the pipeline: a class, so that no closure is made per request. */
+class HttpOperation<Raw> implements OperationRequest<Raw> {
+  readonly params: RequestParams;
+  readonly identity: Identity;
+  readonly raw: Raw;
+  readonly queriesOnly: boolean;
+  private readonly request: PlainRequest<Raw>;
+
+  constructor(request: PlainRequest<Raw>, identity: Identity, params: RequestParams) {
+    this.params = params;
+    this.identity = identity;
+    this.raw = request.raw;
+    this.queriesOnly = request.method === 'GET';
+    this.request = request;
+  }
+
+  onClientGone(callback: () => void): void {
+    this.request.onClientGone?.(callback);
+  }
+}
+
+function notAllowed(kind: 'mutation' | 'subscription'): HandlerResponse {
+  return httpFailure(HttpErrorCode.MethodNotAllowed, `A ${kind} cannot be sent with GET; use POST.`, { allow: 'POST' });
+}
+
+function withHeaders(response: HandlerResponse, extra: Readonly<Record<string, string>>): HandlerResponse {
+  const [body, init] = response;
+  return [body, { status: init.status, headers: { ...init.headers, ...extra } }];
+}
+
+/**
+ * A small result's JSON text: `data` by the root plan's generated writer, the cost report by
+ * stringifySmall; the same text JSON.stringify gives (see compileStringify.ts). Results with
+ * errors, and anything unusual, are left to JSON.stringify.
+ */
+function resultText(result: ExecutionResult, root: SelectionPlan): string {
+  if (result.errors === undefined && (Object.prototype as { toJSON?: unknown }).toJSON === undefined) {
+    const data = stringifyData(root, result.data);
+    if (data !== undefined) {
+      if (result.extensions === undefined) return '{"data":' + data + '}';
+      const extensions = stringifySmall(result.extensions);
+      if (extensions !== undefined) return '{"data":' + data + ',"extensions":' + extensions + '}';
+    }
+  }
+  return JSON.stringify(result);
+}
+
+function header(request: PlainRequest<unknown>, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function httpFailure(error: HttpError, message: string, extraHeaders: Record<string, string> = {}): HandlerResponse {
+  return [httpErrorBody(error, message), { status: error[1], headers: { 'content-type': JSON_RESPONSE, ...extraHeaders } }];
+}
+
+/** A request that is not a well-formed GraphQL request: 400, with a GraphQL-shaped body. */
+function graphqlFailure(mediaType: string, error: GraphQLError): HandlerResponse {
+  return [JSON.stringify({ errors: [error] }), { status: 400, headers: { 'content-type': mediaType } }];
+}
+
+/**
+ * The response media type the Accept header allows: application/graphql-response+json when
+ * accepted, else application/json; a missing header, `*\/*` or `application/*` mean JSON.
+ */
+function negotiate(accept: string | undefined): string | null {
+  if (accept === undefined) return JSON_RESPONSE;
+  let negotiated = negotiatedByAccept.get(accept);
+  if (negotiated === undefined) {
+    negotiated = negotiateUncached(accept);
+    negotiatedByAccept.set(accept, negotiated);
+  }
+  return negotiated;
+}
+
+/** Clients send few distinct Accept headers: each is read once. */
+const negotiatedByAccept = new LruCache<string, string | null>(256);
+
+function negotiateUncached(accept: string): string | null {
+  if (accept.trim() === '') return JSON_RESPONSE;
+  let json = false;
+  let wildcard = false;
+  for (const part of accept.split(',')) {
+    const [rawType = '', ...parameters] = part.split(';');
+    const type = rawType.trim().toLowerCase();
+    const q = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith('q='));
+    if (q !== undefined && Number(q.slice(2)) === 0) continue;
+    if (type === 'application/graphql-response+json') return GRAPHQL_RESPONSE;
+    if (type === 'application/json') json = true;
+    else if (type === '*/*' || type === 'application/*') wildcard = true;
+  }
+  return json || wildcard ? JSON_RESPONSE : null;
+}
+
+/** POST bodies are JSON in UTF-8; null when acceptable, else why not (by header value, remembered). */
+function checkContentType(contentType: string | undefined): string | null {
+  if (contentType === undefined) return checkContentTypeUncached(undefined);
+  let verdict = contentTypeVerdicts.get(contentType);
+  if (verdict === undefined) {
+    verdict = checkContentTypeUncached(contentType) ?? '';
+    contentTypeVerdicts.set(contentType, verdict);
+  }
+  return verdict === '' ? null : verdict;
+}
+
+/** Verdicts by header value ('' for acceptable). */
+const contentTypeVerdicts = new LruCache<string, string>(256);
+
+function checkContentTypeUncached(contentType: string | undefined): string | null {
+  if (contentType === undefined || contentType.trim() === '') {
+    return 'The request has no Content-Type; send application/json.';
+  }
+  const [type = '', ...parameters] = contentType.split(';');
+  if (type.trim().toLowerCase() !== 'application/json') {
+    return `Content-Type ${type.trim()} is not supported; send application/json.`;
+  }
+  for (const parameter of parameters) {
+    const [name = '', value = ''] = parameter.split('=');
+    if (name.trim().toLowerCase() === 'charset' && value.trim().replace(/"/g, '').toLowerCase() !== 'utf-8') {
+      return `Charset ${value.trim()} is not supported; send UTF-8.`;
+    }
+  }
+  return null;
+}
+
+/** GET parameters: `query`, `operationName`, and `variables`/`extensions` as JSON strings. */
+function paramsFromQueryString(search: string): Record<string, unknown> | GraphQLError {
+  const parameters = new URLSearchParams(search);
+  const payload: Record<string, unknown> = {};
+  for (const name of ['query', 'operationName']) {
+    const value = parameters.get(name);
+    if (value !== null) payload[name] = value;
+  }
+  for (const name of ['variables', 'extensions']) {
+    const value = parameters.get(name);
+    if (value === null || value === '') continue;
+    try {
+      payload[name] = JSON.parse(value);
+    } catch {
+      return codedError(`The "${name}" parameter is not valid JSON.`, GraphQLErrorCode.BadRequest);
+    }
+  }
+  return payload;
+}
+
+function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  return ifNoneMatch.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === etag || tag === `W/${etag}` || tag === '*';
+  });
+}
