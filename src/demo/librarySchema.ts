@@ -1,12 +1,16 @@
 /**
  * The built-in demo service: a small library (authors, books, reviews) that shows every part
  * of the engine: an interface and a union, an enum with internal values, a custom scalar
- * (`Date`), an input object, a paginated list with cost directives, a mutation, and per-request
- * BatchLoaders in front of the data store.
+ * (`Date`), an input object, a paginated list with cost directives, mutations, per-request
+ * BatchLoaders in front of the data store, and authorization: three roles (an admin includes
+ * an editor, who includes a reader), fields only admins see, a mutation for editors and one
+ * that also needs multi-factor sign-in.
  */
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import { BatchLoader } from '../batching/batchLoader.ts';
 import { makeSchema } from '../schema/makeSchema.ts';
+import { ANONYMOUS } from '../security/identity.ts';
+import type { Identity } from '../security/identity.ts';
 
 export const demoTypeDefs = /* GraphQL */ `
   "Something with a stable identifier."
@@ -22,6 +26,8 @@ export const demoTypeDefs = /* GraphQL */ `
     name: String!
     born: Date
     books: [Book!]!
+    "How to reach the author: for admins only."
+    email: String @auth(roles: ["admin"])
   }
 
   type Book implements Node {
@@ -49,6 +55,25 @@ export const demoTypeDefs = /* GraphQL */ `
 
   union SearchResult = Author | Book
 
+  "Who is calling, as the server authenticated them."
+  type Viewer {
+    id: ID!
+    "apiKey, jwt, oauth2 or anonymous."
+    kind: String!
+    roles: [String!]!
+    scopes: [String!]!
+    mfa: Boolean!
+  }
+
+  "Counts over the whole store: for admins only."
+  type LibraryStats @auth(roles: ["admin"]) {
+    authors: Int!
+    books: Int!
+    reviews: Int!
+    "Batched reads of the store since the server started."
+    dataRoundTrips: Int!
+  }
+
   input ReviewInput {
     bookId: ID!
     stars: Int!
@@ -60,23 +85,27 @@ export const demoTypeDefs = /* GraphQL */ `
     books(genre: Genre, limit: Int = 10, offset: Int = 0): BookPage! @listSize(slicingArguments: ["limit"], sizedFields: ["items"])
     node(id: ID!): Node
     search(text: String!): [SearchResult!]! @listSize(assumedSize: 20)
+    me: Viewer!
+    stats: LibraryStats!
   }
 
   type Mutation {
-    addReview(review: ReviewInput!): Review!
+    addReview(review: ReviewInput!): Review! @auth(roles: ["editor"])
+    "Deleting is for admins who signed in with a second factor."
+    deleteReview(id: ID!): Boolean! @auth(roles: ["admin"], mfa: true)
   }
 `;
 
-interface AuthorRow { id: string; name: string; born: string | null }
+interface AuthorRow { id: string; name: string; born: string | null; email: string }
 interface BookRow { id: string; title: string; genre: 'f' | 's' | 'h'; published: string | null; authorId: string }
 interface ReviewRow { id: string; bookId: string; stars: number; text: string | null }
 
 /** The data store: each server start (and each test) gets its own. */
 export function createDemoData() {
   const authors: AuthorRow[] = [
-    { id: 'a1', name: 'Ursula K. Le Guin', born: '1929-10-21' },
-    { id: 'a2', name: 'Carl Sagan', born: '1934-11-09' },
-    { id: 'a3', name: 'Mary Beard', born: '1955-01-01' },
+    { id: 'a1', name: 'Ursula K. Le Guin', born: '1929-10-21', email: 'ursula@example.org' },
+    { id: 'a2', name: 'Carl Sagan', born: '1934-11-09', email: 'carl@example.org' },
+    { id: 'a3', name: 'Mary Beard', born: '1955-01-01', email: 'mary@example.org' },
   ];
   const books: BookRow[] = [
     { id: 'b1', title: 'The Dispossessed', genre: 'f', published: '1974-05-01', authorId: 'a1' },
@@ -86,7 +115,7 @@ export function createDemoData() {
     { id: 'b5', title: 'SPQR', genre: 'h', published: '2015-10-20', authorId: 'a3' },
   ];
   const reviews: ReviewRow[] = [{ id: 'r1', bookId: 'b3', stars: 5, text: 'Wonder, explained.' }];
-  return { authors, books, reviews, roundTrips: 0 };
+  return { authors, books, reviews, nextReviewId: 2, roundTrips: 0 };
 }
 
 export type DemoData = ReturnType<typeof createDemoData>;
@@ -116,12 +145,16 @@ function createLoaders(data: DemoData) {
 export interface DemoContext {
   data: DemoData;
   loaders: ReturnType<typeof createLoaders>;
+  identity: Identity;
 }
 
-/** The context factory: a fresh set of loaders for every request over the shared store. */
-export function createDemoContext(data: DemoData): DemoContext {
-  return { data, loaders: createLoaders(data) };
+/** The context factory: the caller, and a fresh set of loaders for every request over the shared store. */
+export function createDemoContext(data: DemoData, identity: Identity = ANONYMOUS): DemoContext {
+  return { data, loaders: createLoaders(data), identity };
 }
+
+/** The demo's roles: each includes the ones it lists. */
+export const DEMO_ROLES = { admin: ['editor'], editor: ['reader'], reader: [] };
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -146,6 +179,7 @@ const typeOf = (row: object) => ('title' in row ? 'Book' : 'stars' in row ? 'Rev
 
 export const demoSchema = makeSchema({
   typeDefs: demoTypeDefs,
+  roles: DEMO_ROLES,
   resolvers: {
     Date: DateScalar,
     Genre: { FICTION: 'f', SCIENCE: 's', HISTORY: 'h' },
@@ -169,6 +203,13 @@ export const demoSchema = makeSchema({
           ...data.books.filter((book) => book.title.toLowerCase().includes(needle)),
         ];
       },
+      me: (_: unknown, __: unknown, { identity }: DemoContext) => identity,
+      stats: (_: unknown, __: unknown, { data }: DemoContext) => ({
+        authors: data.authors.length,
+        books: data.books.length,
+        reviews: data.reviews.length,
+        dataRoundTrips: data.roundTrips,
+      }),
     },
     Author: {
       books: (author: AuthorRow, _: unknown, { loaders }: DemoContext) => loaders.booksByAuthor.load(author.id),
@@ -192,10 +233,17 @@ export const demoSchema = makeSchema({
         if (review.stars < 1 || review.stars > 5) {
           throw new GraphQLError(`stars must be between 1 and 5, got ${review.stars}.`, { extensions: { code: 'BAD_USER_INPUT' } });
         }
-        const row = { id: `r${data.reviews.length + 1}`, bookId: review.bookId, stars: review.stars, text: review.text ?? null };
+        const row = { id: `r${data.nextReviewId++}`, bookId: review.bookId, stars: review.stars, text: review.text ?? null };
         data.reviews.push(row);
         loaders.reviewsByBook.clear(review.bookId);
         return row;
+      },
+      deleteReview: (_: unknown, { id }: { id: string }, { data, loaders }: DemoContext) => {
+        const index = data.reviews.findIndex((review) => review.id === id);
+        if (index === -1) throw new GraphQLError(`No review has id "${id}".`, { extensions: { code: 'NOT_FOUND' } });
+        const [removed] = data.reviews.splice(index, 1);
+        loaders.reviewsByBook.clear((removed as ReviewRow).bookId);
+        return true;
       },
     },
   },

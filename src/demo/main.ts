@@ -1,8 +1,11 @@
 /**
  * `npm start`: the demo service at http://localhost:4000/graphql (PORT overrides; HOST too,
- * default 127.0.0.1). SIGTERM or Ctrl-C shuts it down gracefully.
+ * default 127.0.0.1; the security settings are read by config.ts). SIGTERM or Ctrl-C shuts it
+ * down gracefully.
  */
 import { createServer } from '../transports/http/server.ts';
+import { demoSecurity } from './config.ts';
+import type { DemoSecurity } from './config.ts';
 import { createDemoContext, createDemoData, demoSchema } from './librarySchema.ts';
 
 const port = Number(process.env.PORT ?? 4000);
@@ -12,10 +15,19 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
+let security: DemoSecurity;
+try {
+  security = demoSecurity(process.env);
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
+}
+
 const data = createDemoData();
 const server = createServer({
   schema: demoSchema,
-  context: () => createDemoContext(data),
+  context: (_request, { identity }) => createDemoContext(data, identity),
+  ...security,
 });
 
 server.on('error', (error: NodeJS.ErrnoException) => {
@@ -27,6 +39,7 @@ server.listen(port, host, () => {
   const address = server.address();
   const actualPort = typeof address === 'object' && address !== null ? address.port : port;
   console.log(`GraphQL demo service at http://${host === '127.0.0.1' ? 'localhost' : host}:${actualPort}/graphql`);
+  if (!security.production) console.log('Demo API keys (X-API-Key): demo-reader, demo-editor, demo-admin.');
 });
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

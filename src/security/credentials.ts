@@ -64,6 +64,8 @@ function fromAuthorization(header: string, maxLength: number): Credential | Auth
   if (text.length > maxLength + 16) return tooLong('Authorization header', maxLength, null);
   const space = text.indexOf(' ');
   if (space === -1) {
+    const scheme = canonicalScheme(text);
+    if (known(scheme) !== null) return malformedCredential(`The Authorization header has the scheme ${scheme} but no credential after it.`, scheme);
     return malformedCredential('The Authorization header has no scheme; send "Bearer <token>" or "ApiKey <key>".');
   }
   const rawScheme = text.slice(0, space);

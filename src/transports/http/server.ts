@@ -21,6 +21,12 @@ import type { HttpError } from '../../server/errors.ts';
 export interface ServerOptions extends HandlerOptions<IncomingMessage> {
   /** Largest request body accepted, in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * Largest header block accepted, in bytes (default 80 KiB; node's own default is 16 KiB). Past
+   * it node answers 431 before any of our code runs; below it an oversized credential reaches
+   * authentication and gets a 401 that says what is wrong with it.
+   */
+  maxHeaderBytes?: number;
   /** Time allowed for a client to send its headers (default 10 s). */
   headersTimeoutMs?: number;
   /** Time allowed for a client to send its whole request (default 30 s). */
@@ -42,6 +48,7 @@ export function createServer(options: ServerOptions): GraphQLServer {
   const handle = createHandler<IncomingMessage>(options);
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   const maxBodyDigits = String(maxBodyBytes).length;
+  const maxHeaderSize = options.maxHeaderBytes ?? 80 * 1024;
   const log = options.log ?? ((entry) => console.error(entry.message, entry.error));
   // Set by shutdown(): from then on every response closes its connection.
   let closing = false;
@@ -203,8 +210,8 @@ export function createServer(options: ServerOptions): GraphQLServer {
 
   const server = (
     options.tls
-      ? https.createServer({ key: options.tls.key, cert: options.tls.cert, minVersion: 'TLSv1.2' }, onRequest)
-      : http.createServer(onRequest)
+      ? https.createServer({ key: options.tls.key, cert: options.tls.cert, minVersion: 'TLSv1.2', maxHeaderSize }, onRequest)
+      : http.createServer({ maxHeaderSize }, onRequest)
   ) as GraphQLServer;
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
@@ -294,6 +301,22 @@ class BufferPool {
 
 const bodyBuffers = new BufferPool();
 
+/**
+ * Node keeps only the first of several Authorization headers and drops the rest. A request
+ * that sends two is ambiguous about who is calling, so authentication must see both and refuse
+ * it: they are found in the raw headers, and given as a list.
+ */
+function withEveryAuthorization(req: IncomingMessage): IncomingMessage['headers'] {
+  const raw = req.rawHeaders;
+  let values: string[] | null = null;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') (values ??= []).push(raw[i + 1] as string);
+  }
+  if (values === null || values.length < 2) return req.headers;
+  return { ...req.headers, authorization: values as unknown as string };
+}
+
 /** A node request as the handler sees it: a class, so that no closure is made per request. */
 class NodeRequest implements PlainRequest<IncomingMessage> {
   readonly method: string;
@@ -306,7 +329,7 @@ class NodeRequest implements PlainRequest<IncomingMessage> {
   constructor(req: IncomingMessage, res: ServerResponse, body: string | null) {
     this.method = req.method ?? 'GET';
     this.url = req.url ?? '/';
-    this.headers = req.headers;
+    this.headers = req.headers.authorization === undefined ? req.headers : withEveryAuthorization(req);
     this.body = body;
     this.raw = req;
     this.res = res;

@@ -1,0 +1,119 @@
+/**
+ * The demo server's security settings, from the environment. With none set, `npm start` serves
+ * anonymous callers and accepts the three demo API keys (outside production only).
+ *
+ *   JWT_PUBLIC_KEY     the token issuer's public key: PEM text, or the path of a PEM file
+ *   JWKS_URL           or the issuer's JSON Web Key Set URL (one of the two)
+ *   JWT_ISSUER         the accepted `iss` (advised with either)
+ *   JWT_AUDIENCE       this API's identifier, the accepted `aud` (advised with either)
+ *   OAUTH2_INTROSPECTION_URL, OAUTH2_CLIENT_ID, OAUTH2_CLIENT_SECRET
+ *                      opaque access tokens, checked at the issuer (RFC 7662)
+ *   REQUIRE_AUTH       true: refuse requests without a credential (401)
+ *   CORS_ORIGINS       web origins allowed to call the API, separated by commas (or *)
+ *   NODE_ENV           production: no demo keys, no introspection, errors masked
+ */
+import { readFileSync } from 'node:fs';
+import { apiKeyAuth, hashApiKey } from '../security/apiKeyAuth.ts';
+import type { Authenticator } from '../security/authenticate.ts';
+import type { CorsOptions } from '../security/cors.ts';
+import { jwtAuth } from '../security/jwtAuth.ts';
+import { oauth2IntrospectionAuth } from '../security/oauth2IntrospectionAuth.ts';
+
+/** The demo API keys: each key is also its id, and has the role it names. Never accepted in production. */
+export const DEMO_API_KEYS = [
+  { key: 'demo-reader', roles: ['reader'] },
+  { key: 'demo-editor', roles: ['editor'] },
+  { key: 'demo-admin', roles: ['admin'] },
+] as const;
+
+export interface DemoSecurity {
+  production: boolean;
+  authenticate: Authenticator[];
+  requireAuthentication: boolean;
+  cors?: CorsOptions;
+}
+
+/** The settings the environment asks for; throws a TypeError naming a variable that is wrong. */
+export function demoSecurity(env: Readonly<Record<string, string | undefined>>): DemoSecurity {
+  const production = env['NODE_ENV'] === 'production';
+  const authenticate: Authenticator[] = [];
+  const publicKey = set(env['JWT_PUBLIC_KEY']);
+  const jwksUrl = set(env['JWKS_URL']);
+  if (publicKey !== undefined && jwksUrl !== undefined) throw new TypeError('Set JWT_PUBLIC_KEY or JWKS_URL, not both.');
+  if (publicKey !== undefined || jwksUrl !== undefined) {
+    authenticate.push(
+      jwtAuth({
+        ...(publicKey !== undefined ? { publicKey: readPem(publicKey) } : { jwksUrl: checkedUrl('JWKS_URL', jwksUrl as string) }),
+        issuer: set(env['JWT_ISSUER']),
+        audience: set(env['JWT_AUDIENCE']),
+      }),
+    );
+  }
+  const introspectionUrl = set(env['OAUTH2_INTROSPECTION_URL']);
+  if (introspectionUrl !== undefined) {
+    const clientId = set(env['OAUTH2_CLIENT_ID']);
+    const clientSecret = set(env['OAUTH2_CLIENT_SECRET']);
+    if (clientId === undefined || clientSecret === undefined) {
+      throw new TypeError('OAUTH2_INTROSPECTION_URL needs OAUTH2_CLIENT_ID and OAUTH2_CLIENT_SECRET too.');
+    }
+    authenticate.push(
+      oauth2IntrospectionAuth({ introspectionUrl: checkedUrl('OAUTH2_INTROSPECTION_URL', introspectionUrl), clientId, clientSecret }),
+    );
+  }
+  if (!production) {
+    authenticate.push(
+      apiKeyAuth({ keys: DEMO_API_KEYS.map(({ key, roles }) => ({ id: key, hash: hashApiKey(key), roles })) }),
+    );
+  }
+  const security: DemoSecurity = { production, authenticate, requireAuthentication: flag('REQUIRE_AUTH', env['REQUIRE_AUTH']) };
+  const origins = set(env['CORS_ORIGINS']);
+  if (origins !== undefined) security.cors = { origins: origins.trim() === '*' ? '*' : origins.split(',').map(checkedOrigin) };
+  return security;
+}
+
+function set(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+function flag(name: string, value: string | undefined): boolean {
+  const text = (value ?? '').trim().toLowerCase();
+  if (text === '' || text === 'false' || text === '0') return false;
+  if (text === 'true' || text === '1') return true;
+  throw new TypeError(`${name} must be true or false, got "${value}".`);
+}
+
+/** PEM text (with real or `\n`-escaped line breaks, as env files often hold it), or the path of a PEM file. */
+function readPem(value: string): string {
+  if (value.includes('-----BEGIN')) return value.replace(/\\n/g, '\n');
+  try {
+    return readFileSync(value, 'utf8');
+  } catch (error) {
+    throw new TypeError(`JWT_PUBLIC_KEY is neither PEM text nor a readable file: ${(error as Error).message}`);
+  }
+}
+
+function checkedUrl(name: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new TypeError(`${name} must be an absolute URL, got "${value}".`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`${name} must be an http(s) URL, got "${value}".`);
+  return value;
+}
+
+/** An origin is a scheme, a host and maybe a port: `https://app.example.com`. */
+function checkedOrigin(value: string): string {
+  const origin = value.trim().replace(/\/$/, '');
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined || parsed.origin !== origin.toLowerCase()) {
+    throw new TypeError(`CORS_ORIGINS must list origins like https://app.example.com, separated by commas; "${value.trim()}" is not one.`);
+  }
+  return origin;
+}
