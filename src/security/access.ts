@@ -173,6 +173,11 @@ export function accessFor(schema: GraphQLSchema, identity: Identity): GrantAcces
 
 export type { GrantAccess };
 
+/** Whether any type or field of the schema has a rule (if not, accessFor is always null). */
+export function schemaHasRules(schema: GraphQLSchema): boolean {
+  return schemaAccess(schema).hasRules;
+}
+
 /** Whether the caller has one of the roles (or a role that includes one), by the schema's role model. */
 export function hasAnyRole(schema: GraphQLSchema, identity: Identity, roles: ReadonlyArray<string>): boolean {
   const grant = grantOf(identity, schemaAccess(schema).roleModel);

@@ -1,6 +1,7 @@
 /**
  * Authentication: from a request's headers to an Identity, or to the AuthError that refuses it.
  *
+ *   no authenticator configured ──────────────────────── anonymous, headers unread (authentication is off)
  *   credential header ─ none ─────────────────────────── anonymous (401 when authentication is required)
  *                     ─ malformed ──────────────────────── 401 invalid_request
  *                     ─ each authenticator, in order:
@@ -69,6 +70,9 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
     }
   }
   const required = options.requireAuthentication ?? false;
+  if (required && authenticators.length === 0) {
+    throw new TypeError('requireAuthentication needs at least one authenticator in `authenticate`: as configured, nobody could get in.');
+  }
   const maxLength = options.maxCredentialLength ?? DEFAULT_MAX_CREDENTIAL_LENGTH;
   if (!Number.isInteger(maxLength) || maxLength <= 0) {
     throw new TypeError(`maxCredentialLength must be a positive whole number of characters, got ${String(maxLength)}.`);
@@ -76,9 +80,7 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
   const schemes = [...new Set(authenticators.map((authenticator) => authenticator.scheme))];
   const missing = new AuthError(
     AuthErrorCode.Unauthenticated,
-    schemes.length > 0
-      ? `This server requires authentication; send ${schemes.map(example).join(' or ')}.`
-      : 'This server requires authentication, but accepts no credential.',
+    `This server requires authentication; send ${schemes.map(example).join(' or ')}.`,
     { challengeError: null },
   );
   // Clients send the same header again and again: each distinct value is read once (values
@@ -129,18 +131,19 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
 
   function nobodys(credential: Credential | null): Identity | AuthError {
     if (credential === null) return required ? missing : ANONYMOUS;
-    const accepted = schemes.length > 0 ? ` This server accepts ${schemes.map(example).join(' or ')}.` : ' This server accepts no credential.';
-    return new AuthError(AuthErrorCode.Unauthenticated, `The ${credential.scheme} credential is not accepted here.${accepted}`, {
+    return new AuthError(AuthErrorCode.Unauthenticated, `The ${credential.scheme} credential is not accepted here. This server accepts ${schemes.map(example).join(' or ')}.`, {
       challengeError: 'invalid_token',
     });
   }
 
+  // With no authenticator, authentication is off: every caller is anonymous, and credential
+  // headers, meant for something else (a gateway in front, say), are not read at all.
+  if (authenticators.length === 0) return { schemes, authenticate: () => ANONYMOUS };
   return {
     schemes,
     authenticate(headers) {
       const credential = credentialOf(headers);
       if (credential instanceof AuthError) return credential;
-      if (credential === null && authenticators.length === 0) return required ? missing : ANONYMOUS;
       return ask({ credential, headers }, 0);
     },
   };

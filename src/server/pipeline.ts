@@ -31,7 +31,7 @@ import type { SelectionPlan } from '../execution/plan.ts';
 import { describe } from '../jsutils/describe.ts';
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
 import { LruCache } from '../jsutils/lruCache.ts';
-import { accessFor, hasAnyRole, operationDenials } from '../security/access.ts';
+import { accessFor, hasAnyRole, operationDenials, schemaHasRules } from '../security/access.ts';
 import type { GrantAccess, OperationDenials } from '../security/access.ts';
 import { challengeFor } from '../security/authError.ts';
 import type { AuthError } from '../security/authError.ts';
@@ -206,6 +206,8 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   const rules = introspection === false ? [...specifiedRules, NoSchemaIntrospectionCustomRule] : specifiedRules;
   const schema = options.schema;
   const authentication = createAuthentication(options);
+  // A schema without rules plans every operation once, for everyone (no access to look up).
+  const checksAccess = schemaHasRules(schema);
   /** Operation refusals under onDenied: 'reject', per plan (a plan is made for one set of grants). */
   const denials = new WeakMap<OperationPlan, OperationDenials>();
 
@@ -241,7 +243,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   /** Checks an operation (document, choice, kind, limits, introspection, authorization) and executes it; `known` then remembers it as ready. */
   function run(request: OperationRequest<Raw>, known?: KnownRequest): MaybePromise<OperationOutcome> {
     const { params, identity } = request;
-    const access = accessFor(schema, identity);
+    const access = checksAccess ? accessFor(schema, identity) : null;
     const ready = known?.ready;
     if (ready != null && ready.access === access && (!request.queriesOnly || ready.kind === 'query') && (!ready.introspects || mayIntrospect(identity))) {
       return startOperation(ready, request);

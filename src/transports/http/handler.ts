@@ -123,7 +123,9 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     if (request.method === 'GET' && status === 200) {
       const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
       headers['etag'] = etag;
-      headers['cache-control'] = 'no-cache';
+      // An answer to a request with a credential is that caller's: no shared cache may keep it
+      // (RFC 9111 covers Authorization by itself, not X-API-Key).
+      headers['cache-control'] = request.headers['authorization'] !== undefined || request.headers['x-api-key'] !== undefined ? 'private, no-cache' : 'no-cache';
       if (matchesEtag(header(request, 'if-none-match'), etag)) return [null, { status: 304, headers: { etag } }];
     }
     return [body, { status, headers }];
