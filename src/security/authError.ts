@@ -44,7 +44,9 @@ export class AuthError extends Error {
     this.code = code;
     this.status = code === AuthErrorCode.Unauthenticated ? 401 : code === AuthErrorCode.Forbidden ? 403 : 503;
     this.scheme = options.scheme ?? null;
-    this.challengeError = options.challengeError ?? (code === AuthErrorCode.Unauthenticated ? 'invalid_token' : null);
+    // An explicit null means "no error parameter" (no credential was sent); absent means the default.
+    this.challengeError =
+      options.challengeError !== undefined ? options.challengeError : code === AuthErrorCode.Unauthenticated ? 'invalid_token' : null;
     this.requiredScopes = options.requiredScopes ?? [];
   }
 }
@@ -72,11 +74,11 @@ export function authenticationUnavailable(message: string): AuthError {
 /**
  * The `WWW-Authenticate` value for a 401 or 403: one challenge per scheme concerned, each with
  * the realm and, when there was a credential, the RFC 6750 error and its description. Null for
- * a 503, which challenges nothing.
+ * a 503, which challenges nothing, and when no scheme is concerned.
  */
 export function challengeFor(error: AuthError, acceptedSchemes: ReadonlyArray<string>, realm: string): string | null {
-  if (error.status === 503) return null;
   const schemes = error.scheme !== null ? [error.scheme] : acceptedSchemes;
+  if (error.status === 503 || schemes.length === 0) return null;
   return schemes
     .map((scheme) => {
       const parameters = [`realm="${quotable(realm)}"`];

@@ -18,7 +18,10 @@ export interface Identity {
   readonly scopes: ReadonlyArray<string>;
   /** Whether the caller signed in with multi-factor authentication (`amr` contains `mfa`). */
   readonly mfa: boolean;
-  /** When the credential stops being valid, in milliseconds since the epoch; null: it does not expire. */
+  /**
+   * When the server stops accepting the credential, in milliseconds since the epoch (for a JWT,
+   * its `exp` plus the clock tolerance); null: it does not expire.
+   */
   readonly expiresAt: number | null;
   /** The token's claims (or the API key record's fields), as verified. */
   readonly claims: Readonly<Record<string, unknown>>;

@@ -139,7 +139,8 @@ export function jwtAuth(options: JwtAuthOptions): Authenticator {
       roles: namesIn(claimAt(payload, rolesClaim)),
       scopes,
       mfa: namesIn(payload['amr']).includes('mfa'),
-      expiresAt: exp * 1000,
+      // Accepted until exp plus the tolerance, as jose accepts it: the chain and the cache use this.
+      expiresAt: (exp + tolerance) * 1000,
       claims: payload,
     });
   }
@@ -190,8 +191,12 @@ function refusal(error: unknown, algorithms: ReadonlyArray<string>): AuthError {
       return invalidCredential('Bearer', claimMessage(claim, (error as Error).message));
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
       return invalidCredential('Bearer', 'The token signature is not valid.');
-    case 'ERR_JOSE_ALG_NOT_ALLOWED':
     case 'ERR_JOSE_NOT_SUPPORTED':
+      if ((error as Error).message.startsWith('Extension Header Parameter')) {
+        return invalidCredential('Bearer', 'The token has a critical header parameter ("crit") this server does not understand.');
+      }
+      return invalidCredential('Bearer', `The token is not signed with an accepted algorithm (${algorithms.join(', ')}).`);
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
       return invalidCredential('Bearer', `The token is not signed with an accepted algorithm (${algorithms.join(', ')}).`);
     case 'ERR_JWKS_NO_MATCHING_KEY':
     case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS':
