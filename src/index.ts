@@ -22,7 +22,7 @@ export { COST_DIRECTIVES_SDL } from './analysis/costDirectives.ts';
 export { createServer } from './transports/http/server.ts';
 export type { ServerOptions, GraphQLServer } from './transports/http/server.ts';
 export { createHandler } from './transports/http/handler.ts';
-export type { HandlerOptions, PlainRequest, HandlerResponse } from './transports/http/handler.ts';
+export type { Handler, HandlerOptions, PlainRequest, HandlerResponse } from './transports/http/handler.ts';
 export { createPipeline } from './server/pipeline.ts';
 export type {
   PipelineOptions,

@@ -10,7 +10,7 @@
  *                      opaque access tokens, checked at the issuer (RFC 7662)
  *   REQUIRE_AUTH       true: refuse requests without a credential (401)
  *   CORS_ORIGINS       web origins allowed to call the API, separated by commas (or *)
- *   NODE_ENV           production: no demo keys, no introspection, errors masked
+ *   NODE_ENV           production: demo keys refused (401), no introspection, errors masked
  */
 import { readFileSync } from 'node:fs';
 import { apiKeyAuth, hashApiKey } from '../security/apiKeyAuth.ts';
@@ -19,7 +19,7 @@ import type { CorsOptions } from '../security/cors.ts';
 import { jwtAuth } from '../security/jwtAuth.ts';
 import { oauth2IntrospectionAuth } from '../security/oauth2IntrospectionAuth.ts';
 
-/** The demo API keys: each key is also its id, and has the role it names. Never accepted in production. */
+/** The demo API keys: each key is also its id, and has the role it names. Refused in production. */
 export const DEMO_API_KEYS = [
   { key: 'demo-reader', roles: ['reader'] },
   { key: 'demo-editor', roles: ['editor'] },
@@ -60,12 +60,16 @@ export function demoSecurity(env: Readonly<Record<string, string | undefined>>):
       oauth2IntrospectionAuth({ introspectionUrl: checkedUrl('OAUTH2_INTROSPECTION_URL', introspectionUrl), clientId, clientSecret }),
     );
   }
-  if (!production) {
-    authenticate.push(
-      apiKeyAuth({ keys: DEMO_API_KEYS.map(({ key, roles }) => ({ id: key, hash: hashApiKey(key), roles })) }),
+  const requireAuthentication = flag('REQUIRE_AUTH', env['REQUIRE_AUTH']);
+  if (production && requireAuthentication && authenticate.length === 0) {
+    throw new TypeError(
+      'REQUIRE_AUTH=true in production needs JWT_PUBLIC_KEY, JWKS_URL or OAUTH2_INTROSPECTION_URL: the demo keys are not accepted there, so nobody could get in.',
     );
   }
-  const security: DemoSecurity = { production, authenticate, requireAuthentication: flag('REQUIRE_AUTH', env['REQUIRE_AUTH']) };
+  // In production API keys are still read, and refused: the demo keys are for development only.
+  const keys = production ? [] : DEMO_API_KEYS.map(({ key, roles }) => ({ id: key, hash: hashApiKey(key), roles }));
+  authenticate.push(apiKeyAuth({ keys }));
+  const security: DemoSecurity = { production, authenticate, requireAuthentication };
   const origins = set(env['CORS_ORIGINS']);
   if (origins !== undefined) security.cors = { origins: origins.trim() === '*' ? '*' : origins.split(',').map(checkedOrigin) };
   return security;

@@ -4,8 +4,8 @@
  * down gracefully.
  */
 import { createServer } from '../transports/http/server.ts';
+import type { GraphQLServer } from '../transports/http/server.ts';
 import { demoSecurity } from './config.ts';
-import type { DemoSecurity } from './config.ts';
 import { createDemoContext, createDemoData, demoSchema } from './librarySchema.ts';
 
 const port = Number(process.env.PORT ?? 4000);
@@ -15,20 +15,22 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
-let security: DemoSecurity;
+const data = createDemoData();
+let server: GraphQLServer;
+let production: boolean;
 try {
-  security = demoSecurity(process.env);
+  const security = demoSecurity(process.env);
+  server = createServer({
+    schema: demoSchema,
+    context: (_request, { identity }) => createDemoContext(data, identity),
+    ...security,
+  });
+  production = security.production;
 } catch (error) {
+  // A setting that cannot be used: say which, and stop.
   console.error((error as Error).message);
   process.exit(2);
 }
-
-const data = createDemoData();
-const server = createServer({
-  schema: demoSchema,
-  context: (_request, { identity }) => createDemoContext(data, identity),
-  ...security,
-});
 
 server.on('error', (error: NodeJS.ErrnoException) => {
   console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use; set PORT to another one.` : error.message);
@@ -39,7 +41,7 @@ server.listen(port, host, () => {
   const address = server.address();
   const actualPort = typeof address === 'object' && address !== null ? address.port : port;
   console.log(`GraphQL demo service at http://${host === '127.0.0.1' ? 'localhost' : host}:${actualPort}/graphql`);
-  if (!security.production) console.log('Demo API keys (X-API-Key): demo-reader, demo-editor, demo-admin.');
+  if (!production) console.log('Demo API keys (X-API-Key): demo-reader, demo-editor, demo-admin.');
 });
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

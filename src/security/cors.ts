@@ -5,8 +5,8 @@
  * `Access-Control-Allow-Origin` naming it (never `*` with credentials), and its preflight
  * (`OPTIONS` with `Access-Control-Request-Method`) is answered 204 with the methods and headers
  * allowed. A request from any other origin gets no CORS header at all, so the browser keeps
- * the answer from the page: nothing is refused here, the browser enforces it. Responses vary
- * by Origin, which `Vary: Origin` tells caches.
+ * the answer from the page: nothing is refused here, the browser enforces it. With a list of
+ * origins, every answer varies by Origin, which `Vary: Origin` tells caches.
  *
  * Transport-free: it reads header values and returns headers to add.
  */
@@ -26,7 +26,7 @@ export interface CorsOptions {
 }
 
 export interface CorsPolicy {
-  /** Headers for the answer to a request from `origin` (none when it has no Origin or an unlisted one). */
+  /** Headers for the answer to a request from `origin`: CORS headers when it is allowed; else only `Vary: Origin` (with a list), or none. */
   headers(origin: string | undefined): Readonly<Record<string, string>> | null;
   /** The answer to a preflight from `origin`: 204 with CORS headers when listed, without when not. */
   preflight(origin: string | undefined): Record<string, string>;
@@ -65,12 +65,16 @@ export function createCors(options: CorsOptions, methods: ReadonlyArray<string>)
   }
   const forAnyOrigin = anyOrigin ? build('*') : null;
 
+  // With a list, every answer depends on the Origin (the Fetch standard's "CORS protocol and
+  // HTTP caches"): even one with no CORS header says so, or a cache could serve it to a listed origin.
+  const varyOnly = vary === null ? null : { vary };
+
   function headers(origin: string | undefined): Readonly<Record<string, string>> | null {
-    if (origin === undefined) return null;
-    if (forAnyOrigin !== null) return forAnyOrigin;
+    if (forAnyOrigin !== null) return origin === undefined ? null : forAnyOrigin;
+    if (origin === undefined) return varyOnly;
     let found = perOrigin.get(origin);
     if (found === undefined) {
-      if (!allowed.has(origin.toLowerCase())) return null;
+      if (!allowed.has(origin.toLowerCase())) return varyOnly;
       // Listed origins are few: each one's headers are made once.
       found = build(origin);
       perOrigin.set(origin, found);
@@ -82,7 +86,7 @@ export function createCors(options: CorsOptions, methods: ReadonlyArray<string>)
     headers,
     preflight(origin) {
       const own = headers(origin);
-      if (own === null) return vary === null ? {} : { vary };
+      if (own === null || own === varyOnly) return { ...own };
       return { ...own, ...preflightHeaders };
     },
   };

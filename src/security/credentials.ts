@@ -25,6 +25,8 @@ export const DEFAULT_MAX_CREDENTIAL_LENGTH = 8192;
 
 /** RFC 9110's token68: the characters a bearer token or an API key may have. */
 const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
+/** Longer than any scheme in use; the scheme is named in messages, so it must stay short. */
+const MAX_SCHEME_LENGTH = 32;
 /** A scheme is an RFC 9110 token. */
 const SCHEME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -69,7 +71,7 @@ function fromAuthorization(header: string, maxLength: number): Credential | Auth
     return malformedCredential('The Authorization header has no scheme; send "Bearer <token>" or "ApiKey <key>".');
   }
   const rawScheme = text.slice(0, space);
-  if (!SCHEME.test(rawScheme)) {
+  if (rawScheme.length > MAX_SCHEME_LENGTH || !SCHEME.test(rawScheme)) {
     return malformedCredential('The Authorization header does not start with a scheme name; send "Bearer <token>" or "ApiKey <key>".');
   }
   const scheme = canonicalScheme(rawScheme);

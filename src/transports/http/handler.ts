@@ -87,8 +87,19 @@ const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
 const JSON_RESPONSE = 'application/json; charset=utf-8';
 const METHODS = ['GET', 'POST'];
 
-/** Builds the handler: a function from a plain request to `[body, init]`. */
-export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (request: PlainRequest<Raw>) => MaybePromise<HandlerResponse> {
+/** The handler: a function from a plain request to `[body, init]`. */
+export interface Handler<Raw = unknown> {
+  (request: PlainRequest<Raw>): MaybePromise<HandlerResponse>;
+  /**
+   * Headers for an answer the transport writes itself, without the handler (a body too large,
+   * bytes that are not UTF-8): the CORS headers the request's origin gets, so that a page can
+   * read why it was refused. Null when there are none.
+   */
+  headersFor(headers: PlainRequest['headers']): Readonly<Record<string, string>> | null;
+}
+
+/** Builds the handler. */
+export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Handler<Raw> {
   const path = options.path ?? '/graphql';
   const pipeline: OperationPipeline<Raw> = createPipeline(options);
   const cors = options.cors === undefined ? null : createCors(options.cors, METHODS);
@@ -238,15 +249,18 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): (req
     return [JSON.stringify({ error: { code: error.code, message: error.message } }), { status: error.status, headers }];
   }
 
-  if (cors === null) return handle;
+  if (cors === null) return Object.assign(handle, { headersFor: () => null });
   // CORS headers go on every answer to a listed origin, errors included, so that the page can read why.
-  return (request) => {
+  const handleWithCors = (request: PlainRequest<Raw>): MaybePromise<HandlerResponse> => {
     const allowed = cors.headers(header(request, 'origin'));
     const response = handle(request);
     if (allowed === null) return response;
     if (response instanceof Promise) return response.then((settled) => withHeaders(settled, allowed));
     return withHeaders(response, allowed);
   };
+  return Object.assign(handleWithCors, {
+    headersFor: (headers: PlainRequest['headers']) => cors.headers(typeof headers['origin'] === 'string' ? headers['origin'] : undefined),
+  });
 }
 
 function operationRequest<Raw>(request: PlainRequest<Raw>, identity: Identity, params: RequestParams): OperationRequest<Raw> {

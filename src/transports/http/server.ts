@@ -89,15 +89,16 @@ export function createServer(options: ServerOptions): GraphQLServer {
     }
   }
 
-  function fail(res: ServerResponse, error: HttpError, message: string, closeConnection = false): void {
-    const headers: Record<string, string> = { 'content-type': JSON_RESPONSE };
+  /** An answer the server writes itself, with the headers the handler adds to every answer (CORS). */
+  function fail(req: IncomingMessage, res: ServerResponse, error: HttpError, message: string, closeConnection = false): void {
+    const headers: Record<string, string> = { 'content-type': JSON_RESPONSE, ...handle.headersFor(req.headers) };
     if (closeConnection) headers['connection'] = 'close';
     respond(res, error[1], headers, httpErrorBody(error, message));
   }
 
-  function failOutside(res: ServerResponse, error: unknown): void {
+  function failOutside(req: IncomingMessage, res: ServerResponse, error: unknown): void {
     log({ level: 'error', message: 'The server failed outside execution.', error });
-    fail(res, HttpErrorCode.InternalServerError, 'The server failed to handle the request.');
+    fail(req, res, HttpErrorCode.InternalServerError, 'The server failed to handle the request.');
   }
 
   /**
@@ -109,13 +110,13 @@ export function createServer(options: ServerOptions): GraphQLServer {
     try {
       answer = handle(new NodeRequest(req, res, body));
     } catch (error) {
-      failOutside(res, error);
+      failOutside(req, res, error);
       return;
     }
     if (answer instanceof Promise) {
       answer.then(
         ([responseBody, init]) => respond(res, init.status, init.headers, responseBody),
-        (error: unknown) => failOutside(res, error),
+        (error: unknown) => failOutside(req, res, error),
       );
     } else {
       respond(res, answer[1].status, answer[1].headers, answer[0]);
@@ -129,14 +130,14 @@ export function createServer(options: ServerOptions): GraphQLServer {
     } else if (isSmallAscii(bytes)) {
       dispatch(req, res, bytes.toString('latin1'));
     } else if (!isUtf8(bytes)) {
-      fail(res, HttpErrorCode.InvalidUtf8, 'The request body is not valid UTF-8.');
+      fail(req, res, HttpErrorCode.InvalidUtf8, 'The request body is not valid UTF-8.');
     } else {
       dispatch(req, res, bytes.toString('utf8'));
     }
   }
 
   function tooLarge(req: IncomingMessage, res: ServerResponse): void {
-    fail(res, HttpErrorCode.PayloadTooLarge, `The request body is larger than ${maxBodyBytes} bytes.`, true);
+    fail(req, res, HttpErrorCode.PayloadTooLarge, `The request body is larger than ${maxBodyBytes} bytes.`, true);
     req.resume();
   }
 
