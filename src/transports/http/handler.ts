@@ -121,13 +121,13 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
     const body = writer !== null && !Array.isArray(results) ? resultText(results, writer) : JSON.stringify(results);
     const status = mediaType !== GRAPHQL_RESPONSE || outcome === null || !outcome.requestError ? 200 : outcome.denied !== undefined ? 403 : 400;
     const headers: Record<string, string> = { 'content-type': mediaType };
-    const missingScopes = outcome?.denied?.missingScopes ?? [];
-    if (missingScopes.length > 0) {
+    const denied = outcome?.denied;
+    if (denied !== undefined && denied.missingScopes.length > 0) {
       headers['www-authenticate'] = pipeline.challenge(
         new AuthError('FORBIDDEN', 'The credential lacks scopes this operation needs.', {
           scheme: 'Bearer',
           challengeError: 'insufficient_scope',
-          requiredScopes: missingScopes,
+          requiredScopes: denied.missingScopes,
         }),
       ) as string;
     }
