@@ -200,7 +200,7 @@ function grantKey(grant: Grant): string {
 
 /** The fields an operation could run that the caller may not, for `onDenied: 'reject'`. */
 export interface OperationDenials {
-  /** One request error per denied field (by coordinate), located at its first use. */
+  /** One request error per refusal (by message: a field and the rule that denies it), located at its first use. */
   readonly errors: ReadonlyArray<GraphQLError>;
   /** The scopes those fields want, when scopes are what is missing. */
   readonly missingScopes: ReadonlyArray<string>;
@@ -219,6 +219,7 @@ export function operationDenials(
   fragments: Fragments,
   access: GrantAccess,
 ): OperationDenials {
+  // By message: one field denied on several possible types by one rule (an interface's) is one error.
   const denied = new Map<string, { verdict: Verdict; node: FieldNode }>();
   const walked = new Map<SelectionSetNode, Set<string>>();
   const root = schema.getRootType(operation.operation);
@@ -240,8 +241,7 @@ export function operationDenials(
           const field = type.getFields()[selection.name.value];
           if (field === undefined) continue;
           const verdict = access.verdict(type, field);
-          const coordinate = `${type.name}.${field.name}`;
-          if (verdict !== null && !denied.has(coordinate)) denied.set(coordinate, { verdict, node: selection });
+          if (verdict !== null && !denied.has(verdict.error.message)) denied.set(verdict.error.message, { verdict, node: selection });
           if (selection.selectionSet !== undefined) walk(selection.selectionSet, possibleTypes(getNamedType(field.type)));
         }
       } else {

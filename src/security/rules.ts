@@ -180,6 +180,11 @@ export function checkAuthorization(schema: GraphQLSchema, config: AuthorizationC
 /** A type or field coordinate of `permissions` must name something the schema has. */
 function checkCoordinate(schema: GraphQLSchema, coordinate: string): void {
   const [typeName = '', fieldName, extra] = coordinate.split('.');
+  if (typeName.startsWith('__')) {
+    throw new TypeError(
+      `makeSchema: permissions name "${coordinate}", an introspection type; rules cannot go there. Limit introspection with the server's introspection option ({ roles }).`,
+    );
+  }
   const type: GraphQLNamedType | undefined = schema.getType(typeName);
   if (extra !== undefined || type === undefined || (!isObjectType(type) && !isInterfaceType(type))) {
     throw new TypeError(
@@ -268,7 +273,14 @@ function checkRoleName(role: unknown): string {
   return role;
 }
 
-/** The rules that apply to a field of an object type, in the order their failures are reported. */
+/**
+ * The rules that apply to a field of an object type, all of which must pass, in the order their
+ * failures are reported: the field's own; those its interfaces declare on it; its type's and
+ * its interfaces'; and the rule of the type it returns. Adding a rule never loosens another
+ * (least privilege), with one explicit exception: a field's own `@auth(public: true)` exempts it
+ * from its type's rules, which is how one field of a guarded type (`login` on an admin-only
+ * `Mutation`) is opened. The rules its interfaces declare on it, and its return type's, still apply.
+ */
 export function rulesOfField(
   parentType: GraphQLObjectType,
   field: GraphQLField<unknown, unknown>,
@@ -281,12 +293,15 @@ export function rulesOfField(
     if (rule !== undefined) found.push({ coordinate, rule });
   };
   add(`${parentType.name}.${field.name}`, field);
+  const openedByOwnRule = found[0]?.rule.public === true;
   for (const parentInterface of parentType.getInterfaces()) {
     const declared = parentInterface.getFields()[field.name];
     if (declared !== undefined) add(`${parentInterface.name}.${field.name}`, declared);
   }
-  add(parentType.name, parentType);
-  for (const parentInterface of parentType.getInterfaces()) add(parentInterface.name, parentInterface);
+  if (!openedByOwnRule) {
+    add(parentType.name, parentType);
+    for (const parentInterface of parentType.getInterfaces()) add(parentInterface.name, parentInterface);
+  }
   if (isObjectType(returnType) || isInterfaceType(returnType)) add(returnType.name, returnType);
   return found;
 }
