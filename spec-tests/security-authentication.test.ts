@@ -879,7 +879,7 @@ describe('jwtAuth', () => {
       expect(new Set(seen).size).toBe(1);
     });
 
-    it('stops serving a remembered token once it expires', async () => {
+    it('stops serving a remembered token once it expires, refusing it at once', async () => {
       const clock = fakeClock();
       const handle = handlerWith({ authenticate: [jwtAuth({ publicKey: rsa.publicPem, clockToleranceSeconds: 0 })] });
       const token = await signToken(rsa, validClaims({ sub: 'brief', exp: nowSeconds() + 60 }));
@@ -887,7 +887,7 @@ describe('jwtAuth', () => {
       clock.at(59_999);
       expect(sync(handle(post(bearer(token))))).toEqual(ok('brief'));
       clock.at(60_000);
-      expect(await later(handle(post(bearer(token))))).toEqual(invalidBearer('The token has expired.'));
+      expect(sync(handle(post(bearer(token))))).toEqual(invalidBearer('The token has expired.'));
     });
   });
 
@@ -1264,7 +1264,7 @@ describe('oauth2IntrospectionAuth', () => {
   });
 
   describe('caching', () => {
-    it('remembers an active answer until the token’s exp: repeats are answered synchronously without a call, then it is asked again', async () => {
+    it('remembers an active answer until the token’s exp: repeats are answered synchronously without a call, then refused as expired without one', async () => {
       const clock = fakeClock();
       server.reply({ json: active({ exp: clock.start / 1000 + 100 }) });
       const handle = handlerWith({ authenticate: [introspection()] });
@@ -1274,6 +1274,19 @@ describe('oauth2IntrospectionAuth', () => {
       expect(sync(handle(post(bearer(TOKEN))))).toEqual(ok('bob'));
       expect(server.hits).toBe(1);
       clock.at(100_000);
+      expect(sync(handle(post(bearer(TOKEN))))).toEqual(invalidBearer('The token has expired.'));
+      expect(server.hits).toBe(1);
+    });
+
+    it('asks again about a token whose remembered answer cacheMaxAgeMs ended before its exp', async () => {
+      const clock = fakeClock();
+      server.reply({ json: active({ exp: clock.start / 1000 + 100 }) });
+      const handle = handlerWith({ authenticate: [introspection({ cacheMaxAgeMs: 10_000 })] });
+      expect(await later(handle(post(bearer(TOKEN))))).toEqual(ok('bob'));
+      server.reply({ json: { active: false } });
+      clock.at(9_999);
+      expect(sync(handle(post(bearer(TOKEN))))).toEqual(ok('bob'));
+      clock.at(10_000);
       expect(await later(handle(post(bearer(TOKEN))))).toEqual(
         invalidBearer('The token is not active: it expired, was revoked, or was never issued.'),
       );
@@ -1580,16 +1593,16 @@ describe('the authentication chain', () => {
       expect(await later(handle(post({ authorization: 'Custom abc123' })))).toEqual(refused(503, 'AUTHENTICATION_UNAVAILABLE', 'The directory is down.', null));
     });
 
-    it('refuses an identity whose expiresAt has passed with 401, saying when it expired', () => {
+    it('refuses a token identity whose expiresAt has passed with 401', () => {
       const expiresAt = Date.parse('2024-02-29T12:00:00.000Z');
       const handle = handlerWith({ authenticate: [custom(() => identity({ id: 'stale', kind: 'oauth2', expiresAt }))] });
-      expect(sync(handle(post({ authorization: 'Custom abc123' })))).toEqual(invalid('Bearer', 'The credential expired at 2024-02-29T12:00:00.000Z.'));
+      expect(sync(handle(post({ authorization: 'Custom abc123' })))).toEqual(invalid('Bearer', 'The token has expired.'));
       expect(seen).toEqual([]);
     });
 
-    it('refuses an expired API-key identity with an ApiKey challenge', async () => {
+    it('refuses an expired API-key identity with an ApiKey challenge, saying when it expired', async () => {
       const handle = handlerWith({ authenticate: [custom(async () => identity({ id: 'stale-key', kind: 'apiKey', expiresAt: 0 }))] });
-      expect(await later(handle(post({ authorization: 'Custom abc123' })))).toEqual(invalid('ApiKey', 'The credential expired at 1970-01-01T00:00:00.000Z.'));
+      expect(await later(handle(post({ authorization: 'Custom abc123' })))).toEqual(invalid('ApiKey', 'The API key expired at 1970-01-01T00:00:00.000Z.'));
     });
 
     it('shows authenticators the credential already read, and every header', () => {

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:http:instructions [-- scenario]`: what one request costs each server in
  * instructions and cache misses, counted by valgrind's callgrind, where `bench:http` measures
- * time.
+ * time. `hello-auth` counts our server's `{ hello }` with no credential, a JWT and an API key.
  *
  * Why: on a shared machine, time is noisy. In a bad hour the same server measures 20–30% apart
  * from one run to the next, and neighbours slow the servers unevenly, which no number of rounds
@@ -27,6 +27,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { makeCredentials } from './credentials.ts';
 import { CONNECTIONS, REQUEST_HEADERS, SERVERS, cannedFrom, startServer } from './harness.ts';
 import type { ServerName } from './harness.ts';
 import { SCENARIOS } from './scenarios.ts';
@@ -60,9 +61,36 @@ function callgrind(outFile: string) {
   };
 }
 
-function load(url: string, body: string, amount: number): PromiseLike<Result> {
+function load(url: string, headers: Record<string, string>, body: string, amount: number): PromiseLike<Result> {
   // A generous timeout: under valgrind a slow scenario's queued requests wait for seconds.
-  return autocannon({ url, method: 'POST', headers: REQUEST_HEADERS, body, connections: CONNECTIONS, amount, timeout: 600 });
+  return autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, amount, timeout: 600 });
+}
+
+/** One row of the report: a server process, started with its arguments, sent these headers. */
+interface Counted {
+  label: string;
+  server: ServerName;
+  args: string[];
+  headers: Record<string, string>;
+}
+
+/**
+ * `hello-auth`: `{ hello }` to our plain server with no credential, and to our authenticating
+ * server (see servers/ours.ts) with a JWT bearer token and with an API key, as in bench:http.
+ * Two more rows send the same credentials to the plain server, where authentication is off and
+ * the headers go unread: what node's parsing of the larger request costs by itself, apart from
+ * what authenticating it costs.
+ */
+async function authenticatedRows(scratch: string): Promise<Counted[]> {
+  const credentialsPath = join(scratch, 'credentials.json');
+  const client = await makeCredentials(credentialsPath);
+  return [
+    { label: 'no credential', server: 'ours', args: [], headers: REQUEST_HEADERS },
+    { label: 'JWT bearer', server: 'ours', args: [credentialsPath], headers: { ...REQUEST_HEADERS, authorization: `Bearer ${client.jwt}` } },
+    { label: 'API key', server: 'ours', args: [credentialsPath], headers: { ...REQUEST_HEADERS, 'x-api-key': client.apiKey } },
+    { label: 'JWT bearer, unread', server: 'ours', args: [], headers: { ...REQUEST_HEADERS, authorization: `Bearer ${client.jwt}` } },
+    { label: 'API key, unread', server: 'ours', args: [], headers: { ...REQUEST_HEADERS, 'x-api-key': client.apiKey } },
+  ];
 }
 
 /** The main thread's totals in a callgrind output (the file of thread 1). */
@@ -78,41 +106,56 @@ function mainThreadCounts(dir: string, outFile: string): Counts {
 
 async function main(): Promise<void> {
   if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind is not installed (apt-get install valgrind).');
-  const scenario = SCENARIOS.find((candidate) => candidate.name === (process.argv[2] ?? 'hello'));
-  if (scenario === undefined) throw new TypeError(`Unknown scenario; the scenarios are: ${SCENARIOS.map((s) => s.name).join(', ')}.`);
+  const requested = process.argv[2] ?? 'hello';
+  const authenticated = requested === 'hello-auth';
+  const scenario = SCENARIOS.find((candidate) => candidate.name === (authenticated ? 'hello' : requested));
+  if (scenario === undefined) {
+    throw new TypeError(`Unknown scenario; the scenarios are: ${[...SCENARIOS.map((s) => s.name), 'hello-auth'].join(', ')}.`);
+  }
   const { warmup, counted } = REQUESTS[scenario.name] as { warmup: number; counted: number };
-  const servers = selectServers();
   const body = JSON.stringify({ query: scenario.query });
   const scratch = mkdtempSync(join(os.tmpdir(), 'bench-instructions-'));
   try {
-    // The ceiling and the floor repeat our server's exact answer, as in bench:http.
-    const ours = await startServer('ours');
-    const response = await fetch(ours.url, { method: 'POST', headers: REQUEST_HEADERS, body });
-    const canned = join(scratch, 'canned.json');
-    writeFileSync(canned, JSON.stringify(cannedFrom(Object.fromEntries(response.headers), Buffer.from(await response.arrayBuffer()))));
-    await ours.stop();
+    let rows: Counted[];
+    if (authenticated) {
+      rows = await authenticatedRows(scratch);
+    } else {
+      // The ceiling and the floor repeat our server's exact answer, as in bench:http.
+      const ours = await startServer('ours');
+      const response = await fetch(ours.url, { method: 'POST', headers: REQUEST_HEADERS, body });
+      const canned = join(scratch, 'canned.json');
+      writeFileSync(canned, JSON.stringify(cannedFrom(Object.fromEntries(response.headers), Buffer.from(await response.arrayBuffer()))));
+      await ours.stop();
+      rows = selectServers().map((name) => ({
+        label: name,
+        server: name,
+        args: name === 'ceiling' || name === 'json-floor' ? [canned] : [],
+        headers: REQUEST_HEADERS,
+      }));
+    }
 
     const counts = new Map<string, Counts>();
-    for (const name of servers) {
-      console.error(`${scenario.name}: counting ${name} (${warmup} requests to warm up, then ${counted})…`);
-      const outFile = join(scratch, name);
-      const server = await startServer(name, name === 'ceiling' || name === 'json-floor' ? [canned] : [], callgrind(outFile));
-      await load(server.url, body, warmup);
+    for (const [index, row] of rows.entries()) {
+      console.error(`${requested}: counting ${row.label} (${warmup} requests to warm up, then ${counted})…`);
+      const outFile = join(scratch, `row${index}`);
+      const server = await startServer(row.server, row.args, callgrind(outFile));
+      await load(server.url, row.headers, body, warmup);
       execFileSync('callgrind_control', ['--instr=on', String(server.pid)], { stdio: 'ignore' });
-      const result = await load(server.url, body, counted);
+      const result = await load(server.url, row.headers, body, counted);
       execFileSync('callgrind_control', ['--instr=off', String(server.pid)], { stdio: 'ignore' });
       execFileSync('callgrind_control', ['--dump', String(server.pid)], { stdio: 'ignore' });
       await server.stop();
-      if (result.non2xx + result.errors + result.timeouts > 0) throw new Error(`${name} failed requests while counted.`);
+      if (result.non2xx + result.errors + result.timeouts > 0) throw new Error(`${row.label} failed requests while counted.`);
       const total = mainThreadCounts(scratch, outFile);
-      counts.set(name, { instructions: total.instructions / result.requests.total, l1Misses: total.l1Misses / result.requests.total });
+      counts.set(row.label, { instructions: total.instructions / result.requests.total, l1Misses: total.l1Misses / result.requests.total });
     }
 
     const estimate = (c: Counts) => c.instructions + 10 * c.l1Misses;
-    const base = counts.get(servers[0] as string) as Counts;
-    console.log(`${scenario.name}: per request, main thread, ${counted} requests after ${warmup}, ${CONNECTIONS} connections (callgrind)`);
+    const first = (rows[0] as Counted).label;
+    const base = counts.get(first) as Counts;
+    console.log(`${requested}: per request, main thread, ${counted} requests after ${warmup}, ${CONNECTIONS} connections (callgrind)`);
     console.log();
-    console.log(`| server | instructions | L1 misses | estimated cycles | ${servers[0]} ÷ server |`);
+    console.log(`| ${authenticated ? 'credential' : 'server'} | instructions | L1 misses | estimated cycles | ${first} ÷ ${authenticated ? 'credential' : 'server'} |`);
     console.log('|---|--:|--:|--:|--:|');
     for (const [name, c] of counts) {
       const format = (value: number) => Math.round(value).toLocaleString('en-US');

@@ -102,13 +102,15 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
     return read;
   }
 
-  /** An identity is let in while its credential has not expired. */
+  /**
+   * An identity is let in while its credential has not expired. This is where a cached
+   * credential's expiry is enforced (credentialCache.ts), with the words its authenticator uses.
+   */
   function admit(identity: Identity): Identity | AuthError {
     if (identity.expiresAt !== null && identity.expiresAt <= Date.now()) {
-      return invalidCredential(
-        identity.kind === 'apiKey' ? 'ApiKey' : 'Bearer',
-        `The credential expired at ${new Date(identity.expiresAt).toISOString()}.`,
-      );
+      return identity.kind === 'apiKey'
+        ? invalidCredential('ApiKey', `The API key expired at ${new Date(identity.expiresAt).toISOString()}.`)
+        : invalidCredential('Bearer', 'The token has expired.');
     }
     return identity;
   }

@@ -36,11 +36,16 @@ export class CredentialCache {
     this.maxAgeWithoutExpiryMs = maxAgeWithoutExpiryMs;
   }
 
-  /** The identity a credential was verified as, unless stale. */
+  /**
+   * The identity a credential was verified as, unless stale. An entry kept until its identity's
+   * own expiry (or forever) is not timed here: the authentication chain refuses an expired
+   * identity anyway (authenticate.ts `admit`), and reading the clock twice per request shows in
+   * a small request's cost. Only an entry the cache's own maximum age ends early is timed.
+   */
   get(credential: string): Identity | undefined {
     const entry = this.entries.get(credential);
     if (entry === undefined) return undefined;
-    if (entry.until <= Date.now()) {
+    if (entry.until !== Infinity && entry.until !== entry.identity.expiresAt && entry.until <= Date.now()) {
       this.entries.delete(credential);
       return undefined;
     }

@@ -312,7 +312,9 @@ function withEveryAuthorization(req: IncomingMessage): IncomingMessage['headers'
   let values: string[] | null = null;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
-    if (name.length === 13 && name.toLowerCase() === 'authorization') (values ??= []).push(raw[i + 1] as string);
+    if (name.length === 13 && (name === 'Authorization' || name === 'authorization' || name.toLowerCase() === 'authorization')) {
+      (values ??= []).push(raw[i + 1] as string);
+    }
   }
   if (values === null || values.length < 2) return req.headers;
   return { ...req.headers, authorization: values as unknown as string };
