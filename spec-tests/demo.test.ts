@@ -22,7 +22,7 @@ import { createHandler, createServer } from '../src/index.ts';
 import { DEMO_API_KEYS, demoSecurity } from '../src/demo/config.ts';
 import { createDemoContext, createDemoData, demoSchema } from '../src/demo/librarySchema.ts';
 import type { DemoData } from '../src/demo/librarySchema.ts';
-import { json, postJson, send } from './support/httpServer.ts';
+import { closeNow, json, listenOnLoopback, postJson, send } from './support/httpServer.ts';
 import type { SentResponse } from './support/httpServer.ts';
 
 const JSON_RESPONSE = 'application/json; charset=utf-8';
@@ -61,20 +61,8 @@ function serveDemo(env: Record<string, string>): Demo {
       ...demoSecurity(env),
       log: () => undefined,
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    const { port } = server.address() as AddressInfo;
-    started = {
-      url: `http://127.0.0.1:${port}/graphql`,
-      data,
-      close: () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        }),
-    };
+    const port = await listenOnLoopback(server);
+    started = { url: `http://127.0.0.1:${port}/graphql`, data, close: () => closeNow(server) };
   });
   afterAll(async () => {
     await started?.close();

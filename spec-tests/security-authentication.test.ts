@@ -330,6 +330,15 @@ describe('apiKeyAuth', () => {
     });
   });
 
+  /** A lookup that always answers `record`, counting its calls. */
+  function countingLookup(record: ApiKeyRecord | null): ((hash: string) => ApiKeyRecord | null) & { calls: number } {
+    const lookup = Object.assign(() => {
+      lookup.calls += 1;
+      return record;
+    }, { calls: 0 });
+    return lookup;
+  }
+
   describe('keys found by lookup', () => {
     it('passes lookup the lowercase hex SHA-256 of the key (hashApiKey), and accepts the record it returns', async () => {
       const asked: string[] = [];
@@ -377,21 +386,12 @@ describe('apiKeyAuth', () => {
     });
 
     it('calls lookup once for a repeated key, answering the repeats synchronously', async () => {
-      let calls = 0;
-      const handle = handlerWith({
-        authenticate: [
-          apiKeyAuth({
-            lookup: () => {
-              calls += 1;
-              return REPORTS;
-            },
-          }),
-        ],
-      });
+      const lookup = countingLookup(REPORTS);
+      const handle = handlerWith({ authenticate: [apiKeyAuth({ lookup })] });
       expect(await later(handle(post({ 'x-api-key': KEY })))).toEqual(ok('svc-reports'));
       expect(sync(handle(post({ 'x-api-key': KEY })))).toEqual(ok('svc-reports'));
       expect(sync(handle(post({ authorization: `ApiKey ${KEY}` })))).toEqual(ok('svc-reports'));
-      expect(calls).toBe(1);
+      expect(lookup.calls).toBe(1);
       expect(seen[1]).toBe(seen[0]);
     });
 
@@ -445,41 +445,23 @@ describe('apiKeyAuth', () => {
 
     it('remembers a looked-up key for 60 s by default', async () => {
       const clock = fakeClock();
-      let calls = 0;
-      const handle = handlerWith({
-        authenticate: [
-          apiKeyAuth({
-            lookup: () => {
-              calls += 1;
-              return REPORTS;
-            },
-          }),
-        ],
-      });
+      const lookup = countingLookup(REPORTS);
+      const handle = handlerWith({ authenticate: [apiKeyAuth({ lookup })] });
       await later(handle(post({ 'x-api-key': KEY })));
       clock.at(59_999);
       expect(sync(handle(post({ 'x-api-key': KEY })))).toEqual(ok('svc-reports'));
-      expect(calls).toBe(1);
+      expect(lookup.calls).toBe(1);
       clock.at(60_000);
       expect(await later(handle(post({ 'x-api-key': KEY })))).toEqual(ok('svc-reports'));
-      expect(calls).toBe(2);
+      expect(lookup.calls).toBe(2);
     });
 
     it('does not remember a refusal: an unknown key is looked up every time', async () => {
-      let calls = 0;
-      const handle = handlerWith({
-        authenticate: [
-          apiKeyAuth({
-            lookup: () => {
-              calls += 1;
-              return null;
-            },
-          }),
-        ],
-      });
+      const lookup = countingLookup(null);
+      const handle = handlerWith({ authenticate: [apiKeyAuth({ lookup })] });
       await later(handle(post({ 'x-api-key': OTHER_KEY })));
       await later(handle(post({ 'x-api-key': OTHER_KEY })));
-      expect(calls).toBe(2);
+      expect(lookup.calls).toBe(2);
     });
   });
 

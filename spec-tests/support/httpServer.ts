@@ -168,14 +168,7 @@ export interface StartedServer {
 export async function startServer(options: Partial<ServerOptions> = {}): Promise<StartedServer> {
   const probe = new Probe();
   const server = createServer({ schema: testSchema(probe), ...options });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   const origin = `${options.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`;
   return {
     url: `${origin}${options.path ?? '/graphql'}`,
@@ -183,17 +176,33 @@ export async function startServer(options: Partial<ServerOptions> = {}): Promise
     port,
     server,
     probe,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (!server.listening) {
-          server.closeAllConnections();
-          resolve();
-          return;
-        }
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeNow(server),
   };
+}
+
+/** Starts a server listening on 127.0.0.1 (never any other address), at a port the OS picks; answers the port. */
+export async function listenOnLoopback(server: http.Server): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** Stops a server at once: it accepts nothing more, and its open connections are closed. */
+export function closeNow(server: http.Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (!server.listening) {
+      server.closeAllConnections();
+      resolve();
+      return;
+    }
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }
 
 /**

@@ -21,9 +21,9 @@
 import { createHmac, KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import type { CryptoKey, JWK, JWTHeaderParameters, JWTPayload } from 'jose';
+import { closeNow, listenOnLoopback } from './httpServer.ts';
 
 export type SigningAlgorithm = 'RS256' | 'ES256' | 'EdDSA';
 
@@ -126,27 +126,11 @@ interface Listening {
 
 async function listen(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<Listening> {
   const server = http.createServer(handler);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   return {
     server,
     origin: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (!server.listening) {
-          server.closeAllConnections();
-          resolve();
-          return;
-        }
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeNow(server),
   };
 }
 
