@@ -22,14 +22,14 @@ import type { Credential } from './credentials.ts';
 import { ANONYMOUS } from './identity.ts';
 import type { Identity } from './identity.ts';
 
-export type Headers = Readonly<Record<string, string | string[] | undefined>>;
+export type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 /** What an authenticator sees of a request. */
 export interface AuthRequest {
   /** The credential, already read and checked for form; null when the request has none. */
   readonly credential: Credential | null;
   /** Every header, lower-case, for authenticators that need more (a proxy's signed header). */
-  readonly headers: Headers;
+  readonly headers: RequestHeaders;
 }
 
 /** An authenticator's answer: the caller, a refusal, or null for "not mine" (ask the next one). */
@@ -54,7 +54,7 @@ export interface AuthenticationOptions {
 type MaybePromise<T> = T | Promise<T>;
 
 /** Authenticates one request from its headers. */
-export type Authenticate = (headers: Headers) => MaybePromise<Identity | AuthError>;
+export type Authenticate = (headers: RequestHeaders) => MaybePromise<Identity | AuthError>;
 
 export interface Authentication {
   readonly authenticate: Authenticate;
@@ -88,7 +88,7 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
   const byAuthorization = new LruCache<string, Credential | AuthError>(1024);
   const byApiKey = new LruCache<string, Credential | AuthError>(1024);
 
-  function credentialOf(headers: Headers): Credential | AuthError | null {
+  function credentialOf(headers: RequestHeaders): Credential | AuthError | null {
     const authorization = headers['authorization'];
     const apiKey = headers['x-api-key'];
     const single = authorization === undefined ? apiKey : apiKey === undefined ? authorization : undefined;

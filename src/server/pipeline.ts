@@ -36,7 +36,7 @@ import type { GrantAccess, OperationDenials } from '../security/access.ts';
 import { challengeFor } from '../security/authError.ts';
 import type { AuthError } from '../security/authError.ts';
 import { createAuthentication } from '../security/authenticate.ts';
-import type { AuthenticationOptions, Headers } from '../security/authenticate.ts';
+import type { AuthenticationOptions, RequestHeaders } from '../security/authenticate.ts';
 import type { Identity } from '../security/identity.ts';
 import { GraphQLErrorCode, codedError, withCode } from './errors.ts';
 
@@ -158,7 +158,7 @@ export interface OperationPipeline<Raw = unknown> {
   readonly limits: Limits;
   readonly production: boolean;
   /** Who is calling, from the request's headers (or what a transport gives as such). */
-  authenticate(headers: Headers): MaybePromise<Identity | AuthError>;
+  authenticate(headers: RequestHeaders): MaybePromise<Identity | AuthError>;
   /** The `WWW-Authenticate` value for an authentication failure (null for a 503). */
   challenge(error: AuthError): string | null;
   /** The request text seen before, if it was remembered. */

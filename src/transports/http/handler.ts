@@ -35,7 +35,7 @@ import type {
   PipelineOptions,
   RequestParams,
 } from '../../server/pipeline.ts';
-import { AuthError } from '../../security/authError.ts';
+import { AuthError, insufficientScope } from '../../security/authError.ts';
 import { createCors } from '../../security/cors.ts';
 import type { CorsOptions } from '../../security/cors.ts';
 import { createCsrfCheck } from '../../security/csrf.ts';
@@ -123,13 +123,8 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
     const headers: Record<string, string> = { 'content-type': mediaType };
     const denied = outcome?.denied;
     if (denied !== undefined && denied.missingScopes.length > 0) {
-      headers['www-authenticate'] = pipeline.challenge(
-        new AuthError('FORBIDDEN', 'The credential lacks scopes this operation needs.', {
-          scheme: 'Bearer',
-          challengeError: 'insufficient_scope',
-          requiredScopes: denied.missingScopes,
-        }),
-      ) as string;
+      const refusal = insufficientScope('Bearer', 'The credential lacks scopes this operation needs.', denied.missingScopes);
+      headers['www-authenticate'] = pipeline.challenge(refusal) as string;
     }
     if (request.method === 'GET' && status === 200) {
       const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
