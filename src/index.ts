@@ -12,6 +12,8 @@ export type {
 } from './schema/makeSchema.ts';
 export { execute, defaultTypeResolver } from './execution/execute.ts';
 export type { PromiseOrValue, ExecuteArgs } from './execution/execute.ts';
+export { subscribe, createSourceEventStream } from './execution/subscribe.ts';
+export type { SubscribeArgs } from './execution/subscribe.ts';
 export { BatchLoader } from './batching/batchLoader.ts';
 export type { BatchFunction, BatchLoaderOptions, BatchResult } from './batching/batchLoader.ts';
 export { analyze, DEFAULT_LIST_SIZE } from './analysis/analyze.ts';

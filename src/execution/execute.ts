@@ -35,6 +35,7 @@ import type {
   GraphQLAbstractType,
   GraphQLFieldResolver,
   GraphQLObjectType,
+  GraphQLResolveInfo,
   GraphQLSchema,
   GraphQLTypeResolver,
   OperationDefinitionNode,
@@ -49,7 +50,7 @@ import { currentTask, newScheduler, runAsTask } from '../batching/scheduler.ts';
 import type { BatchScheduler } from '../batching/scheduler.ts';
 import { PendingWork } from './pendingWork.ts';
 import type { Continuation, NulledPositions } from './pendingWork.ts';
-import { ResolveInfo } from './resolveInfo.ts';
+import { resolveInfo } from './resolveInfo.ts';
 import type { RequestScope } from './resolveInfo.ts';
 import type { Fragments } from '../language/collectFields.ts';
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
@@ -117,18 +118,31 @@ export function executePlan(plan: OperationPlan, args: PlannedExecuteArgs): Prom
   let coercedVariables: Record<string, unknown> = {};
   if (plan.declaresVariables) {
     const coerced = getVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
-      maxErrors: 50,
+      maxErrors: args.options?.maxCoercionErrors ?? 50,
+      hideSuggestions: args.hideSuggestions ?? false,
     });
     if (coerced.errors !== undefined) return { errors: coerced.errors };
     coercedVariables = coerced.coerced;
   }
+  return executeCoerced(plan, args, coercedVariables);
+}
+
+/**
+ * executePlan() with the variables already coerced: what subscribe.ts runs for every event of a
+ * subscription, whose variables were coerced once, when it began.
+ */
+export function executeCoerced(
+  plan: OperationPlan,
+  args: PlannedExecuteArgs,
+  coercedVariables: Record<string, unknown>,
+): PromiseOrValue<ExecutionResult> {
   return new Execution(plan, args, coercedVariables).run();
 }
 
 let lastValidSchema: GraphQLSchema | null = null;
 
 /** The checks graphql-js makes before executing; failing them is a programming error. */
-function assertValidExecutionArguments(
+export function assertValidExecutionArguments(
   schema: GraphQLSchema,
   document: DocumentNode,
   variableValues: ExecutionArgs['variableValues'],
@@ -392,7 +406,8 @@ class Execution implements RequestScope, NulledPositions {
               else this.store(container, key, path, completed);
             }
           } catch (error) {
-            this.failAsync(error, field, container, key, path);
+            this.failNextMicrotask(error, field, container, key, path, task, continuation);
+            return;
           }
           task?.scheduler.valuePending(task, -1);
           this.settle(continuation);
@@ -400,9 +415,7 @@ class Execution implements RequestScope, NulledPositions {
         (error: unknown) => {
           if (settled) return;
           settled = true;
-          this.failAsync(error, field, container, key, path);
-          task?.scheduler.valuePending(task, -1);
-          this.settle(continuation);
+          this.failNextMicrotask(error, field, container, key, path, task, continuation);
         },
       );
     } catch (error) {
@@ -414,6 +427,28 @@ class Execution implements RequestScope, NulledPositions {
       this.work.done(continuation);
       throw error;
     }
+  }
+
+  /**
+   * A value awaited in place failed (rejected, or could not be completed): recorded one
+   * microtask later, as graphql-js records it. There a field's promise goes through two `then`s
+   * (complete the value, then handle its error), so such errors come after the synchronous
+   * errors of objects that resolved in the same turn. Drop-in users diff error lists.
+   */
+  private failNextMicrotask(
+    error: unknown,
+    field: FieldPlan,
+    container: Container,
+    key: string | number,
+    path: ResponsePath,
+    task: ReturnType<typeof currentTask> | undefined,
+    continuation: Continuation,
+  ): void {
+    queueMicrotask(() => {
+      this.failAsync(error, field, container, key, path);
+      task?.scheduler.valuePending(task, -1);
+      this.settle(continuation);
+    });
   }
 
   /** The root selection set failed, but only once what is pending beneath it has settled. */
@@ -662,7 +697,7 @@ function resolveField(
     let value: unknown;
     const resolve = field.resolve ?? exec.fieldResolver;
     if (resolve !== undefined) {
-      value = resolve(source, exec.argumentsOf(field), exec.contextValue, new ResolveInfo(exec, field, parentPath, path));
+      value = resolve(source, exec.argumentsOf(field), exec.contextValue, resolveInfo(exec, field, (path ??= fieldPath(field, parentPath))));
     } else {
       // The default resolver, inlined: a property of the parent, or a method called with
       // (args, context, info). Arguments are coerced even if unused, so their errors surface.
@@ -674,7 +709,7 @@ function resolveField(
           value = (source as Record<string, (...a: unknown[]) => unknown>)[field.fieldName]!(
             args ?? Object.create(null),
             exec.contextValue,
-            new ResolveInfo(exec, field, parentPath, path),
+            resolveInfo(exec, field, (path ??= fieldPath(field, parentPath))),
           );
         }
       }
@@ -907,10 +942,10 @@ function ensureValidRuntimeType(
  * The `info` given to `isTypeOf` and `resolveType`: the field's own (graphql-js passes the
  * field's info, even for an item of a list). A field position is the nearest one with a typename.
  */
-function infoAt(exec: Execution, field: FieldPlan, path: ResponsePath): ResolveInfo {
+function infoAt(exec: Execution, field: FieldPlan, path: ResponsePath): GraphQLResolveInfo {
   let fieldPosition: ResponsePath = path;
   while (fieldPosition.typename === undefined && fieldPosition.prev !== undefined) fieldPosition = fieldPosition.prev;
-  return new ResolveInfo(exec, field, fieldPosition.prev, fieldPosition);
+  return resolveInfo(exec, field, fieldPosition);
 }
 
 /**

@@ -1,22 +1,16 @@
 /**
  * The fourth resolver argument (`info`): graphql-js's `GraphQLResolveInfo`.
  *
- * graphql-js allocates a ten-member object for every field it resolves. Nearly every member is
- * fixed by the plan (field name, nodes, types) or by the request (schema, fragments, root value,
- * operation, variables), so ours holds three references and reads the rest through getters;
- * the path of a leaf field is only built if the resolver asks for it.
+ * It is a plain object with exactly graphql-js's ten members, in graphql-js's order, so that
+ * `Object.keys(info)`, `{ ...info }` and `JSON.stringify(info)` give what they give under
+ * graphql-js: drop-in users copy, log and diff it. (A class reading its members through getters
+ * on its prototype was cheaper to make, but its own keys were not these.) An object literal of
+ * ten members is one allocation from a fixed shape; every member but `path` is a reference the
+ * plan or the request already holds.
  */
-import type {
-  FieldNode,
-  GraphQLObjectType,
-  GraphQLOutputType,
-  GraphQLResolveInfo,
-  GraphQLSchema,
-  OperationDefinitionNode,
-} from 'graphql';
+import type { GraphQLResolveInfo, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import type { FieldPlan } from './plan.ts';
 import type { Fragments } from '../language/collectFields.ts';
-import { fieldPath } from './path.ts';
 import type { ResponsePath } from './path.ts';
 
 /** What `info` needs to know about the request it belongs to. */
@@ -28,47 +22,22 @@ export interface RequestScope {
   readonly variableValues: Record<string, unknown>;
 }
 
-export class ResolveInfo implements GraphQLResolveInfo {
-  private readonly request: RequestScope;
-  private readonly field: FieldPlan;
-  private readonly parentPath: ResponsePath | undefined;
-  private fieldPath: ResponsePath | undefined;
-
-  constructor(request: RequestScope, field: FieldPlan, parentPath: ResponsePath | undefined, path: ResponsePath | undefined) {
-    this.request = request;
-    this.field = field;
-    this.parentPath = parentPath;
-    this.fieldPath = path;
-  }
-
-  get fieldName(): string {
-    return this.field.fieldName;
-  }
-  get fieldNodes(): ReadonlyArray<FieldNode> {
-    return this.field.fieldNodes;
-  }
-  get returnType(): GraphQLOutputType {
-    return this.field.returnType;
-  }
-  get parentType(): GraphQLObjectType {
-    return this.field.parentType;
-  }
-  get path(): ResponsePath {
-    return (this.fieldPath ??= fieldPath(this.field, this.parentPath));
-  }
-  get schema(): GraphQLSchema {
-    return this.request.schema;
-  }
-  get fragments(): Fragments {
-    return this.request.fragments;
-  }
-  get rootValue(): unknown {
-    return this.request.rootValue;
-  }
-  get operation(): OperationDefinitionNode {
-    return this.request.operation;
-  }
-  get variableValues(): Record<string, unknown> {
-    return this.request.variableValues;
-  }
+/** BuildResolveInfo: the `info` of a field at a position. */
+export function resolveInfo(
+  request: RequestScope,
+  field: Pick<FieldPlan, 'fieldName' | 'fieldNodes' | 'returnType' | 'parentType'>,
+  path: ResponsePath,
+): GraphQLResolveInfo {
+  return {
+    fieldName: field.fieldName,
+    fieldNodes: field.fieldNodes,
+    returnType: field.returnType,
+    parentType: field.parentType,
+    path,
+    schema: request.schema,
+    fragments: request.fragments,
+    rootValue: request.rootValue,
+    operation: request.operation,
+    variableValues: request.variableValues,
+  };
 }

@@ -314,6 +314,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       contextValue,
       measureCost: reportCost,
       signal: abort,
+      hideSuggestions: production,
     });
     const { analysis, writer } = ready;
     if (!(executed instanceof Promise)) return { result: finishResult(executed, analysis), requestError: !('data' in executed), writer };

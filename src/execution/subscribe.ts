@@ -1,0 +1,203 @@
+/**
+ * subscribe: runs a subscription operation (spec 6.2.3 "Subscription"), a drop-in for
+ * graphql-js 16's `subscribe` and `createSourceEventStream`: the same arguments, the same
+ * results, the same errors.
+ *
+ *   CreateSourceEventStream   choose the operation and coerce its variables (request errors),
+ *                             then call the root field's `subscribe` resolver (a field error):
+ *                             it returns the source stream, an AsyncIterable of events.
+ *   MapSourceToResponseEvent  each event becomes the root value of one execution of the
+ *                             operation (ExecuteSubscriptionEvent), the root field's `resolve`
+ *                             applied to it like any resolver's.
+ *
+ * graphql-js executes every event from scratch: it chooses the operation, coerces the variables
+ * and walks the document again. Here the operation is chosen, planned and its variables coerced
+ * once per subscription; each event runs the plan (execute.ts `executeCoerced`), which after the
+ * first events is the same generated code a repeated query runs.
+ *
+ * Closing the response stream (`return()`) closes the source stream, so the publisher can clean
+ * up; an error thrown by the source ends the response stream with that error, as in graphql-js.
+ */
+import { GraphQLError, defaultFieldResolver, getArgumentValues, getVariableValues, isNonNullType, locatedError } from 'graphql';
+import type { DocumentNode, ExecutionResult, FieldNode, GraphQLFieldResolver, GraphQLSchema } from 'graphql';
+import { inspect } from '../jsutils/inspect.ts';
+import { collectFields } from '../language/collectFields.ts';
+import { fieldDefinition } from '../language/fieldDefinition.ts';
+import { assertValidExecutionArguments, executeCoerced } from './execute.ts';
+import type { ExecuteArgs } from './execute.ts';
+import { newPath, pathToArray } from './path.ts';
+import { OperationPlan, planOperation } from './plan.ts';
+import { resolveInfo } from './resolveInfo.ts';
+
+/** graphql-js's subscribe arguments: execute's, and the resolver used for root fields without `subscribe`. */
+export interface SubscribeArgs extends ExecuteArgs {
+  subscribeFieldResolver?: GraphQLFieldResolver<unknown, unknown> | null;
+}
+
+/**
+ * Subscribes: the response stream (an AsyncIterable of ExecutionResult), or an ExecutionResult
+ * holding the request or field errors that kept the source stream from being made. Like
+ * graphql-js's, it always answers with a promise; misuse of the API rejects it.
+ */
+export function subscribe(args: SubscribeArgs): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> {
+  // graphql-js 16 refuses the positional form of v15 the same way.
+  if (arguments.length >= 2) {
+    return Promise.reject(new Error('graphql@16 dropped long-deprecated support for positional arguments, please pass an object instead.'));
+  }
+  return subscribeAsync(args);
+}
+
+async function subscribeAsync(args: SubscribeArgs): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> {
+  const source = await sourceEventStream(args);
+  if (!('stream' in source)) return source;
+  const { stream, plan, variables } = source;
+  // ExecuteSubscriptionEvent: the operation, with the event as its root value.
+  return mapAsyncIterable(stream, (payload) => executeCoerced(plan, { ...args, rootValue: payload }, variables));
+}
+
+/**
+ * CreateSourceEventStream (spec 6.2.3.1), in both of graphql-js's forms: an argument object, or
+ * (schema, document, rootValue, contextValue, variableValues, operationName, subscribeFieldResolver).
+ */
+export function createSourceEventStream(args: SubscribeArgs): Promise<AsyncIterable<unknown> | ExecutionResult>;
+export function createSourceEventStream(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  rootValue?: unknown,
+  contextValue?: unknown,
+  variableValues?: ExecuteArgs['variableValues'],
+  operationName?: string | null,
+  subscribeFieldResolver?: GraphQLFieldResolver<unknown, unknown> | null,
+): Promise<AsyncIterable<unknown> | ExecutionResult>;
+export async function createSourceEventStream(...rawArgs: unknown[]): Promise<AsyncIterable<unknown> | ExecutionResult> {
+  const source = await sourceEventStream(normalizedArgs(rawArgs));
+  return 'stream' in source ? source.stream : source;
+}
+
+function normalizedArgs(rawArgs: unknown[]): SubscribeArgs {
+  const first = rawArgs[0];
+  if (first !== null && typeof first === 'object' && 'document' in first) return first as SubscribeArgs;
+  const [schema, document, rootValue, contextValue, variableValues, operationName, subscribeFieldResolver] = rawArgs;
+  return {
+    schema: schema as GraphQLSchema,
+    document: document as DocumentNode,
+    rootValue,
+    contextValue,
+    variableValues: variableValues as SubscribeArgs['variableValues'],
+    operationName: operationName as string | null | undefined,
+    subscribeFieldResolver: subscribeFieldResolver as SubscribeArgs['subscribeFieldResolver'],
+  };
+}
+
+/** The source stream, with what executing its events needs; or the errors that kept it from being made. */
+type Source = { stream: AsyncIterable<unknown>; plan: OperationPlan; variables: Record<string, unknown> } | ExecutionResult;
+
+async function sourceEventStream(args: SubscribeArgs): Promise<Source> {
+  const { schema, document } = args;
+  assertValidExecutionArguments(schema, document, args.variableValues);
+  const chosen = planOperation(schema, document, args.operationName);
+  if (!(chosen instanceof OperationPlan)) return { errors: [...chosen] };
+  const plan = chosen.forAccess(args.access);
+  const coerced = getVariableValues(schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
+    maxErrors: args.options?.maxCoercionErrors ?? 50,
+    hideSuggestions: args.hideSuggestions ?? false,
+  });
+  if (coerced.errors !== undefined) return { errors: coerced.errors };
+  const variables = coerced.coerced;
+  try {
+    const stream = await subscriptionStream(args, plan, variables);
+    if (!isAsyncIterable(stream)) {
+      throw new Error(`Subscription field must return Async Iterable. Received: ${inspect(stream)}.`);
+    }
+    return { stream, plan, variables };
+  } catch (error) {
+    // A field error (located by subscriptionStream) is an answer; anything else is a fault.
+    if (error instanceof GraphQLError) return { errors: [error] };
+    throw error;
+  }
+}
+
+/**
+ * ResolveFieldEventStream (spec 6.2.3.1): calls the root subscription field's `subscribe`
+ * resolver (or `subscribeFieldResolver`, or graphql-js's default) with the root value.
+ * As in graphql-js, the root type is the schema's subscription type, and only the first root
+ * field (after @skip/@include) makes the stream.
+ */
+async function subscriptionStream(args: SubscribeArgs, plan: OperationPlan, variables: Record<string, unknown>): Promise<unknown> {
+  const { schema } = args;
+  const { operation, fragments } = plan;
+  const rootType = schema.getSubscriptionType();
+  if (rootType == null) {
+    throw new GraphQLError('Schema is not configured to execute subscription operation.', { nodes: operation });
+  }
+  const rootFields = collectFields(schema, fragments, variables, rootType, [operation.selectionSet]);
+  const [responseName, fieldNodes] = [...rootFields.entries()][0] as [string, FieldNode[]];
+  const node = fieldNodes[0] as FieldNode;
+  const definition = fieldDefinition(schema, rootType, node.name.value);
+  if (definition === undefined) {
+    throw new GraphQLError(`The subscription field "${node.name.value}" is not defined.`, { nodes: fieldNodes });
+  }
+  const path = newPath(undefined, responseName, rootType.name, !isNonNullType(definition.type));
+  const field = { fieldName: definition.name, fieldNodes, returnType: definition.type, parentType: rootType };
+  const info = resolveInfo({ schema, fragments, rootValue: args.rootValue, operation, variableValues: variables }, field, path);
+  try {
+    const fieldArguments = getArgumentValues(definition, node, variables);
+    const resolve = definition.subscribe ?? args.subscribeFieldResolver ?? defaultFieldResolver;
+    const stream: unknown = await resolve(args.rootValue, fieldArguments, args.contextValue, info);
+    if (stream instanceof Error) throw stream;
+    return stream;
+  } catch (error) {
+    throw locatedError(error, fieldNodes, pathToArray(path));
+  }
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof (value as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === 'function';
+}
+
+/**
+ * MapSourceToResponseEvent (spec 6.2.3.2): an async iterator of `map(event)` for each source
+ * event. Returning closes the source; a mapping that throws closes the source (ignoring what
+ * closing it throws) and then rethrows; `throw(error)` is passed to the source when it has one.
+ */
+function mapAsyncIterable<T, R>(iterable: AsyncIterable<T>, map: (value: T) => R | Promise<R>): AsyncGenerator<R, void, void> {
+  const iterator = iterable[Symbol.asyncIterator]();
+
+  async function mapped(step: IteratorResult<T>): Promise<IteratorResult<R, void>> {
+    if (step.done === true) return step as IteratorResult<R, void>;
+    try {
+      return { value: await map(step.value), done: false };
+    } catch (error) {
+      await closeIgnoringErrors();
+      throw error;
+    }
+  }
+
+  async function closeIgnoringErrors(): Promise<void> {
+    if (typeof iterator.return === 'function') {
+      try {
+        await iterator.return();
+      } catch {
+        // The mapping's error is the one to report.
+      }
+    }
+  }
+
+  const responses = {
+    async next() {
+      return mapped(await iterator.next());
+    },
+    async return() {
+      return typeof iterator.return === 'function' ? mapped(await iterator.return()) : { value: undefined, done: true as const };
+    },
+    async throw(error: unknown) {
+      if (typeof iterator.throw === 'function') return mapped(await iterator.throw(error));
+      await closeIgnoringErrors();
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+  return responses as unknown as AsyncGenerator<R, void, void>;
+}
