@@ -21,6 +21,8 @@
 import { GraphQLError, defaultFieldResolver, getArgumentValues, getVariableValues, isNonNullType, locatedError } from 'graphql';
 import type { DocumentNode, ExecutionResult, FieldNode, GraphQLFieldResolver, GraphQLSchema } from 'graphql';
 import { inspect } from '../jsutils/inspect.ts';
+import { isAsyncIterable } from '../jsutils/isAsyncIterable.ts';
+import { mapAsyncIterable } from '../jsutils/mapAsyncIterable.ts';
 import { collectFields } from '../language/collectFields.ts';
 import { fieldDefinition } from '../language/fieldDefinition.ts';
 import { assertValidExecutionArguments, executeCoerced } from './execute.ts';
@@ -48,9 +50,25 @@ export function subscribe(args: SubscribeArgs): Promise<AsyncGenerator<Execution
 }
 
 async function subscribeAsync(args: SubscribeArgs): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> {
-  const source = await sourceEventStream(args);
+  const plan = chooseOperation(args);
+  return plan instanceof OperationPlan ? subscribePlan(plan, args) : plan;
+}
+
+/** What subscribing to a planned operation reads of subscribe()'s arguments: the plan has the schema, document and operation. */
+export type PlannedSubscribeArgs = Omit<SubscribeArgs, 'schema' | 'document' | 'operationName' | 'access'>;
+
+/**
+ * subscribe() for an operation already chosen by planOperation, and planned for the caller's
+ * access, as the operation pipeline holds it: the source stream mapped to responses, or the
+ * errors that kept it from being made.
+ */
+export async function subscribePlan(
+  plan: OperationPlan,
+  args: PlannedSubscribeArgs,
+): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> {
+  const source = await planSourceStream(plan, args);
   if (!('stream' in source)) return source;
-  const { stream, plan, variables } = source;
+  const { stream, variables } = source;
   // ExecuteSubscriptionEvent: the operation, with the event as its root value.
   return mapAsyncIterable(stream, (payload) => executeCoerced(plan, { ...args, rootValue: payload }, variables));
 }
@@ -89,16 +107,23 @@ function normalizedArgs(rawArgs: unknown[]): SubscribeArgs {
   };
 }
 
-/** The source stream, with what executing its events needs; or the errors that kept it from being made. */
-type Source = { stream: AsyncIterable<unknown>; plan: OperationPlan; variables: Record<string, unknown> } | ExecutionResult;
+/** The source stream, with the coerced variables its events run with; or the errors that kept it from being made. */
+type Source = { stream: AsyncIterable<unknown>; variables: Record<string, unknown> } | ExecutionResult;
+
+/** The operation planned for the caller's access, or the request errors of choosing it. */
+function chooseOperation(args: SubscribeArgs): OperationPlan | ExecutionResult {
+  assertValidExecutionArguments(args.schema, args.document, args.variableValues);
+  const chosen = planOperation(args.schema, args.document, args.operationName);
+  return chosen instanceof OperationPlan ? chosen.forAccess(args.access) : { errors: [...chosen] };
+}
 
 async function sourceEventStream(args: SubscribeArgs): Promise<Source> {
-  const { schema, document } = args;
-  assertValidExecutionArguments(schema, document, args.variableValues);
-  const chosen = planOperation(schema, document, args.operationName);
-  if (!(chosen instanceof OperationPlan)) return { errors: [...chosen] };
-  const plan = chosen.forAccess(args.access);
-  const coerced = getVariableValues(schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
+  const plan = chooseOperation(args);
+  return plan instanceof OperationPlan ? planSourceStream(plan, args) : plan;
+}
+
+async function planSourceStream(plan: OperationPlan, args: PlannedSubscribeArgs): Promise<Source> {
+  const coerced = getVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
     maxErrors: args.options?.maxCoercionErrors ?? 50,
     hideSuggestions: args.hideSuggestions ?? false,
   });
@@ -109,7 +134,7 @@ async function sourceEventStream(args: SubscribeArgs): Promise<Source> {
     if (!isAsyncIterable(stream)) {
       throw new Error(`Subscription field must return Async Iterable. Received: ${inspect(stream)}.`);
     }
-    return { stream, plan, variables };
+    return { stream, variables };
   } catch (error) {
     // A field error (located by subscriptionStream) is an answer; anything else is a fault.
     if (error instanceof GraphQLError) return { errors: [error] };
@@ -123,9 +148,8 @@ async function sourceEventStream(args: SubscribeArgs): Promise<Source> {
  * As in graphql-js, the root type is the schema's subscription type, and only the first root
  * field (after @skip/@include) makes the stream.
  */
-async function subscriptionStream(args: SubscribeArgs, plan: OperationPlan, variables: Record<string, unknown>): Promise<unknown> {
-  const { schema } = args;
-  const { operation, fragments } = plan;
+async function subscriptionStream(args: PlannedSubscribeArgs, plan: OperationPlan, variables: Record<string, unknown>): Promise<unknown> {
+  const { schema, operation, fragments } = plan;
   const rootType = schema.getSubscriptionType();
   if (rootType == null) {
     throw new GraphQLError('Schema is not configured to execute subscription operation.', { nodes: operation });
@@ -151,53 +175,3 @@ async function subscriptionStream(args: SubscribeArgs, plan: OperationPlan, vari
   }
 }
 
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof (value as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === 'function';
-}
-
-/**
- * MapSourceToResponseEvent (spec 6.2.3.2): an async iterator of `map(event)` for each source
- * event. Returning closes the source; a mapping that throws closes the source (ignoring what
- * closing it throws) and then rethrows; `throw(error)` is passed to the source when it has one.
- */
-function mapAsyncIterable<T, R>(iterable: AsyncIterable<T>, map: (value: T) => R | Promise<R>): AsyncGenerator<R, void, void> {
-  const iterator = iterable[Symbol.asyncIterator]();
-
-  async function mapped(step: IteratorResult<T>): Promise<IteratorResult<R, void>> {
-    if (step.done === true) return step as IteratorResult<R, void>;
-    try {
-      return { value: await map(step.value), done: false };
-    } catch (error) {
-      await closeIgnoringErrors();
-      throw error;
-    }
-  }
-
-  async function closeIgnoringErrors(): Promise<void> {
-    if (typeof iterator.return === 'function') {
-      try {
-        await iterator.return();
-      } catch {
-        // The mapping's error is the one to report.
-      }
-    }
-  }
-
-  const responses = {
-    async next() {
-      return mapped(await iterator.next());
-    },
-    async return() {
-      return typeof iterator.return === 'function' ? mapped(await iterator.return()) : { value: undefined, done: true as const };
-    },
-    async throw(error: unknown) {
-      if (typeof iterator.throw === 'function') return mapped(await iterator.throw(error));
-      await closeIgnoringErrors();
-      throw error;
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
-  return responses as unknown as AsyncGenerator<R, void, void>;
-}

@@ -40,6 +40,10 @@ export const HttpErrorCode = {
   InvalidUtf8: ['INVALID_UTF8', 400],
   /** A request a browser could have sent cross-site, refused by csrfPrevention. */
   CsrfPrevented: ['CSRF_PREVENTED', 400],
+  /** A WebSocket upgrade without the graphql-transport-ws subprotocol. */
+  SubprotocolNotAcceptable: ['SUBPROTOCOL_NOT_ACCEPTABLE', 400],
+  /** The server cannot take the connection now (shutting down, or at its connection limit). */
+  ServiceUnavailable: ['SERVICE_UNAVAILABLE', 503],
   InternalServerError: ['INTERNAL_SERVER_ERROR', 500],
 } as const;
 

@@ -26,10 +26,13 @@ import { checkLimits, DEFAULT_LIMITS, parseWithLimits } from '../analysis/limits
 import type { Limits } from '../analysis/limits.ts';
 import type { Analysis } from '../analysis/analyze.ts';
 import { executePlan } from '../execution/execute.ts';
+import { subscribePlan } from '../execution/subscribe.ts';
 import { OperationPlan, planOperation } from '../execution/plan.ts';
 import type { SelectionPlan } from '../execution/plan.ts';
 import { describe } from '../jsutils/describe.ts';
+import { isAsyncIterable } from '../jsutils/isAsyncIterable.ts';
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
+import { mapAsyncIterable } from '../jsutils/mapAsyncIterable.ts';
 import { LruCache } from '../jsutils/lruCache.ts';
 import { accessFor, hasAnyRole, operationDenials, schemaHasRules } from '../security/access.ts';
 import type { GrantAccess, OperationDenials } from '../security/access.ts';
@@ -52,6 +55,8 @@ export interface OperationScope {
   readonly signal: AbortSignal;
   /** Who is calling (the anonymous identity when nobody signed in). */
   readonly identity: Identity;
+  /** What a WebSocket client sent with `connection_init` (undefined over HTTP). */
+  readonly connectionParams: Readonly<Record<string, unknown>> | undefined;
 }
 
 export interface LogEntry {
@@ -103,8 +108,15 @@ export interface OperationRequest<Raw = unknown> {
   readonly identity: Identity;
   /** The transport's own request object, handed to the context factory. */
   readonly raw: Raw;
-  /** Whether only queries may run (an HTTP GET): a mutation then gets `notAllowed`. */
+  /** Whether only queries may run (an HTTP GET): a mutation gets `notAllowed`. */
   readonly queriesOnly: boolean;
+  /**
+   * Whether the transport can carry a stream of results (WebSocket, Server-Sent Events): a
+   * subscription then gets `{ stream }`; else it is refused with SUBSCRIPTION_NOT_SUPPORTED.
+   */
+  readonly streams?: boolean;
+  /** What a WebSocket client sent with `connection_init`, for the context factory. */
+  readonly connectionParams?: Readonly<Record<string, unknown>>;
   /**
    * Registers a callback for the client going away before the response is complete; called at
    * once if it already has. Registered only for executions that go asynchronous.
@@ -113,7 +125,15 @@ export interface OperationRequest<Raw = unknown> {
 }
 
 /** What running an operation came to. */
-export type OperationOutcome = OperationResult | NotAllowed;
+export type OperationOutcome = OperationResult | OperationStream | NotAllowed;
+
+/**
+ * A subscription's response stream: one finished result per event. Closing it (`return()`)
+ * closes the source stream and aborts the operation's signal.
+ */
+export interface OperationStream {
+  readonly stream: AsyncGenerator<ExecutionResult, void, void>;
+}
 
 export interface OperationResult {
   readonly result: ExecutionResult;
@@ -167,6 +187,11 @@ export interface OperationPipeline<Raw = unknown> {
   remember(text: string, params: RequestParams): KnownRequest | undefined;
   /** Runs one operation: every step after authentication. */
   run(request: OperationRequest<Raw>, known?: KnownRequest): MaybePromise<OperationOutcome>;
+  /**
+   * The error to send when a subscription's stream fails (its source threw, or overflowed): a
+   * GraphQLError as it is, coded; anything else is a fault, masked in production and logged.
+   */
+  streamError(error: unknown): GraphQLError;
 }
 
 /**
@@ -245,7 +270,12 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     const { params, identity } = request;
     const access = checksAccess ? accessFor(schema, identity) : null;
     const ready = known?.ready;
-    if (ready != null && ready.access === access && (!request.queriesOnly || ready.kind === 'query') && (!ready.introspects || mayIntrospect(identity))) {
+    if (
+      ready != null &&
+      ready.access === access &&
+      (ready.kind === 'query' || (ready.kind === 'mutation' ? !request.queriesOnly : request.streams === true)) &&
+      (!ready.introspects || mayIntrospect(identity))
+    ) {
       return startOperation(ready, request);
     }
 
@@ -260,8 +290,13 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     }
     const kind = chosen.operation.operation;
     if (request.queriesOnly && kind !== 'query') return { notAllowed: kind };
-    if (kind === 'subscription') {
-      return requestErrors([codedError('Subscriptions are not served over a plain HTTP request.', GraphQLErrorCode.SubscriptionOverHttp)]);
+    if (kind === 'subscription' && request.streams !== true) {
+      return requestErrors([
+        codedError(
+          'A subscription needs a transport that streams results: a WebSocket (graphql-transport-ws) or Server-Sent Events (Accept: text/event-stream).',
+          GraphQLErrorCode.SubscriptionOverHttp,
+        ),
+      ]);
     }
 
     const checked = checkOperation(prepared, document, chosen.operation, params);
@@ -292,14 +327,45 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     return startOperation(operation, request);
   }
 
-  /** Makes the operation's context, then executes it. */
-  function startOperation(ready: ReadyOperation, request: OperationRequest<Raw>): MaybePromise<OperationResult> {
-    const abort = new OperationAbort(request.identity);
+  /** Makes the operation's context, then executes it (or subscribes). */
+  function startOperation(ready: ReadyOperation, request: OperationRequest<Raw>): MaybePromise<OperationResult | OperationStream> {
+    const abort = new OperationAbort(request.identity, request.connectionParams);
     const contextValue = options.context ? options.context(request.raw, abort) : new DefaultContext(request.raw, abort);
+    if (ready.kind === 'subscription') {
+      return Promise.resolve(contextValue).then((resolved) => subscribeOperation(ready, request, abort, resolved));
+    }
     if (isPromiseLike(contextValue)) {
       return Promise.resolve(contextValue).then((resolved) => executeOperation(ready, request, abort, resolved));
     }
     return executeOperation(ready, request, abort, contextValue);
+  }
+
+  /**
+   * Subscribes to a checked operation: the response stream, each event's result finished like a
+   * query's (codes, masking, the cost report), or the errors that kept the stream from starting.
+   * Ending the stream aborts the operation's signal, so resolvers waiting on it stop too.
+   */
+  async function subscribeOperation(
+    ready: ReadyOperation,
+    request: OperationRequest<Raw>,
+    abort: OperationAbort,
+    contextValue: unknown,
+  ): Promise<OperationResult | OperationStream> {
+    const subscribed = await subscribePlan(ready.plan, {
+      variableValues: request.params.variables,
+      contextValue,
+      measureCost: reportCost,
+      signal: abort,
+      hideSuggestions: production,
+    });
+    const { analysis } = ready;
+    if (!isAsyncIterable(subscribed)) return { result: finishResult(subscribed, analysis), requestError: !('data' in subscribed) };
+    const stream = mapAsyncIterable(
+      subscribed,
+      (result) => finishResult(result, analysis),
+      () => abort.abort(new Error('The subscription ended.')),
+    );
+    return { stream };
   }
 
   /** Runs a checked operation; a synchronous execution is answered at once, an asynchronous one within the timeout. */
@@ -344,6 +410,14 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     const checked = checkLimits({ schema, document, operationName: params.operationName, variableValues: params.variables, limits });
     if (cacheable) prepared.checked.set(params.operationName, checked);
     return checked;
+  }
+
+  function streamError(error: unknown): GraphQLError {
+    if (error instanceof GraphQLError) return withCode(error, GraphQLErrorCode.InternalServerError);
+    const requestId = randomUUID();
+    log({ level: 'error', message: 'A subscription stream failed.', requestId, error });
+    const message = production || !(error instanceof Error) ? 'Unexpected error.' : error.message;
+    return codedError(message, GraphQLErrorCode.InternalServerError, { requestId });
   }
 
   /** Codes on every error, unexpected errors masked in production, and the cost report. */
@@ -394,6 +468,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       return known;
     },
     run,
+    streamError,
   };
 }
 
@@ -419,8 +494,11 @@ class OperationAbort implements OperationScope {
   readonly identity: Identity;
   private controller: AbortController | null = null;
 
-  constructor(identity: Identity) {
+  readonly connectionParams: Readonly<Record<string, unknown>> | undefined;
+
+  constructor(identity: Identity, connectionParams: Readonly<Record<string, unknown>> | undefined) {
     this.identity = identity;
+    this.connectionParams = connectionParams;
   }
 
   get signal(): AbortSignal {

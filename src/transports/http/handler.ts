@@ -12,7 +12,8 @@
  *   for each operation: the pipeline (a mutation over GET ─ 405)
  *   respond: application/graphql-response+json (400 when there is no data, 403 when the
  *            operation was refused for its fields) or application/json (200), ETag and 304
- *            for GET, CORS headers for listed origins
+ *            for GET, CORS headers for listed origins; or, for `Accept: text/event-stream`,
+ *            Server-Sent Events (eventStream.ts): a subscription's results as they come
  *
  * Media types and status codes follow the GraphQL-over-HTTP specification.
  */
@@ -32,9 +33,11 @@ import type {
   OperationPipeline,
   OperationRequest,
   OperationResult,
+  OperationStream,
   PipelineOptions,
   RequestParams,
 } from '../../server/pipeline.ts';
+import { EventStream } from './eventStream.ts';
 import { AuthError, insufficientScope } from '../../security/authError.ts';
 import { createCors } from '../../security/cors.ts';
 import type { CorsOptions } from '../../security/cors.ts';
@@ -72,7 +75,8 @@ export interface ResponseInit {
   headers: Record<string, string>;
 }
 
-export type HandlerResponse = [body: string | null, init: ResponseInit];
+/** A response: its body (text, none, or Server-Sent Events written as they come) and status and headers. */
+export type HandlerResponse = [body: string | null | EventStream, init: ResponseInit];
 
 export interface HandlerOptions<Raw = unknown> extends PipelineOptions<Raw> {
   /** Where the endpoint is (default `/graphql`). */
@@ -81,10 +85,14 @@ export interface HandlerOptions<Raw = unknown> extends PipelineOptions<Raw> {
   cors?: CorsOptions;
   /** Refuse requests a browser could send cross-site without a preflight (default off; see security/csrf.ts). */
   csrfPrevention?: boolean | CsrfPreventionOptions;
+  /** How often an idle Server-Sent Events response gets a comment to keep it alive (default 12,000 ms). */
+  sseHeartbeatMs?: number;
 }
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
 const JSON_RESPONSE = 'application/json; charset=utf-8';
+/** GraphQL over Server-Sent Events (eventStream.ts), chosen by `Accept: text/event-stream`. */
+const EVENT_STREAM = 'text/event-stream; charset=utf-8';
 const METHODS = ['GET', 'POST'];
 
 /** The handler: a function from a plain request to `[body, init]`. */
@@ -96,6 +104,8 @@ export interface Handler<Raw = unknown> {
    * read why it was refused. Null when there are none.
    */
   headersFor(headers: PlainRequest['headers']): Readonly<Record<string, string>> | null;
+  /** The operation pipeline it runs operations through, for other transports to share (its caches and credentials too). */
+  readonly pipeline: OperationPipeline<Raw>;
 }
 
 /** Builds the handler. */
@@ -104,6 +114,8 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
   const pipeline: OperationPipeline<Raw> = createPipeline(options);
   const cors = options.cors === undefined ? null : createCors(options.cors, METHODS);
   const csrf = options.csrfPrevention === undefined || options.csrfPrevention === false ? null : createCsrfCheck(options.csrfPrevention);
+  const heartbeatMs = options.sseHeartbeatMs ?? 12_000;
+  if (!Number.isInteger(heartbeatMs) || heartbeatMs <= 0) throw new TypeError(`sseHeartbeatMs must be a positive whole number of milliseconds, got ${String(heartbeatMs)}.`);
 
   /**
    * The response: the result (or a batch's results) in the negotiated media type, with its
@@ -146,9 +158,9 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
         results.push({ errors: [params] });
         continue;
       }
-      const outcome = await pipeline.run(operationRequest(request, identity, params));
+      const outcome = await pipeline.run(operationRequest(request, identity, params, false));
       if ('notAllowed' in outcome) return notAllowed(outcome.notAllowed);
-      results.push(outcome.result);
+      results.push((outcome as OperationResult).result);
     }
     return respondWith(request, mediaType, results, null);
   }
@@ -187,6 +199,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
   /** Once the caller is known: read the request's operations and run them. */
   function proceed(request: PlainRequest<Raw>, mediaType: string, queryStart: number, identity: Identity | AuthError): MaybePromise<HandlerResponse> {
     if (identity instanceof AuthError) return authFailure(identity);
+    const streams = mediaType === EVENT_STREAM;
     let payload: unknown;
     let known: KnownRequest | undefined;
     if (request.method === 'GET') {
@@ -199,7 +212,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
       // with the same ones): their members are read once, and once their operation has passed
       // every check it is executed at once (the pipeline's KnownRequest). Nothing downstream writes to them.
       known = body !== null ? pipeline.known(body) : undefined;
-      if (known !== undefined) return respondTo(request, mediaType, pipeline.run(operationRequest(request, identity, known.params), known));
+      if (known !== undefined) return respondTo(request, mediaType, pipeline.run(operationRequest(request, identity, known.params, streams), known));
       if (body === null || body.trim() === '') {
         return graphqlFailure(mediaType, codedError('The request body is empty; expected a JSON object with a "query".', GraphQLErrorCode.BadRequest));
       }
@@ -214,6 +227,9 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
     }
 
     if (Array.isArray(payload)) {
+      if (streams) {
+        return graphqlFailure(mediaType, codedError('A batch cannot be sent as Server-Sent Events; send one operation per request.', GraphQLErrorCode.BadRequest));
+      }
       if (payload.length === 0) return graphqlFailure(mediaType, codedError('The batch is empty.', GraphQLErrorCode.BadRequest));
       const tooMany = checkBatchSize(payload.length, pipeline.limits);
       if (tooMany !== null) return graphqlFailure(mediaType, tooMany);
@@ -222,7 +238,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
     const params = readParams(payload);
     if (params instanceof GraphQLError) return graphqlFailure(mediaType, params);
     if (request.method === 'POST') known = pipeline.remember(request.body as string, params);
-    return respondTo(request, mediaType, pipeline.run(operationRequest(request, identity, params), known));
+    return respondTo(request, mediaType, pipeline.run(operationRequest(request, identity, params, streams), known));
   }
 
   /** The response to one operation's outcome. */
@@ -233,7 +249,15 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
 
   function respondToSettled(request: PlainRequest<Raw>, mediaType: string, outcome: OperationOutcome): HandlerResponse {
     if ('notAllowed' in outcome) return notAllowed(outcome.notAllowed);
-    return respondWith(request, mediaType, outcome.result, outcome);
+    if (mediaType === EVENT_STREAM) return eventStreamResponse(outcome);
+    return respondWith(request, mediaType, (outcome as OperationResult).result, outcome as OperationResult);
+  }
+
+  /** Server-Sent Events: a query's one result, a request error's, or a subscription's stream of them. */
+  function eventStreamResponse(outcome: OperationResult | OperationStream): HandlerResponse {
+    const body = new EventStream('stream' in outcome ? outcome.stream : outcome.result, heartbeatMs, pipeline.streamError);
+    // X-Accel-Buffering: a proxy such as nginx would otherwise hold events back to fill its buffer.
+    return [body, { status: 200, headers: { 'content-type': EVENT_STREAM, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } }];
   }
 
   /** 401, 403 or 503, in the service's error shape, with the challenge that says what to send. */
@@ -244,7 +268,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
     return [JSON.stringify({ error: { code: error.code, message: error.message } }), { status: error.status, headers }];
   }
 
-  if (cors === null) return Object.assign(handle, { headersFor: () => null });
+  if (cors === null) return Object.assign(handle, { headersFor: () => null, pipeline });
   // CORS headers go on every answer to a listed origin, errors included, so that the page can read why.
   const handleWithCors = (request: PlainRequest<Raw>): MaybePromise<HandlerResponse> => {
     const allowed = cors.headers(header(request, 'origin'));
@@ -255,11 +279,12 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
   };
   return Object.assign(handleWithCors, {
     headersFor: (headers: PlainRequest['headers']) => cors.headers(typeof headers['origin'] === 'string' ? headers['origin'] : undefined),
+    pipeline,
   });
 }
 
-function operationRequest<Raw>(request: PlainRequest<Raw>, identity: Identity, params: RequestParams): OperationRequest<Raw> {
-  return new HttpOperation(request, identity, params);
+function operationRequest<Raw>(request: PlainRequest<Raw>, identity: Identity, params: RequestParams, streams: boolean): OperationRequest<Raw> {
+  return new HttpOperation(request, identity, params, streams);
 }
 
 /** One operation of an HTTP request, for the pipeline: a class, so that no closure is made per request. */
@@ -268,13 +293,15 @@ class HttpOperation<Raw> implements OperationRequest<Raw> {
   readonly identity: Identity;
   readonly raw: Raw;
   readonly queriesOnly: boolean;
+  readonly streams: boolean;
   private readonly request: PlainRequest<Raw>;
 
-  constructor(request: PlainRequest<Raw>, identity: Identity, params: RequestParams) {
+  constructor(request: PlainRequest<Raw>, identity: Identity, params: RequestParams, streams: boolean) {
     this.params = params;
     this.identity = identity;
     this.raw = request.raw;
     this.queriesOnly = request.method === 'GET';
+    this.streams = streams;
     this.request = request;
   }
 
@@ -318,14 +345,18 @@ function httpFailure(error: HttpError, message: string, extraHeaders: Record<str
   return [httpErrorBody(error, message), { status: error[1], headers: { 'content-type': JSON_RESPONSE, ...extraHeaders } }];
 }
 
-/** A request that is not a well-formed GraphQL request: 400, with a GraphQL-shaped body. */
+/**
+ * A request that is not a well-formed GraphQL request: 400, with a GraphQL-shaped body (JSON,
+ * also when events were asked for: there is no operation to stream).
+ */
 function graphqlFailure(mediaType: string, error: GraphQLError): HandlerResponse {
-  return [JSON.stringify({ errors: [error] }), { status: 400, headers: { 'content-type': mediaType } }];
+  return [JSON.stringify({ errors: [error] }), { status: 400, headers: { 'content-type': mediaType === EVENT_STREAM ? JSON_RESPONSE : mediaType } }];
 }
 
 /**
  * The response media type the Accept header allows: application/graphql-response+json when
  * accepted, else application/json; a missing header, `*\/*` or `application/*` mean JSON.
+ * `text/event-stream` listed before any JSON type means Server-Sent Events.
  */
 function negotiate(accept: string | undefined): string | null {
   if (accept === undefined) return JSON_RESPONSE;
@@ -349,6 +380,7 @@ function negotiateUncached(accept: string): string | null {
     const type = rawType.trim().toLowerCase();
     const q = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith('q='));
     if (q !== undefined && Number(q.slice(2)) === 0) continue;
+    if (type === 'text/event-stream' && !json) return EVENT_STREAM;
     if (type === 'application/graphql-response+json') return GRAPHQL_RESPONSE;
     if (type === 'application/json') json = true;
     else if (type === '*/*' || type === 'application/*') wildcard = true;

@@ -15,6 +15,9 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHandler } from './handler.ts';
 import type { HandlerOptions, HandlerResponse, PlainRequest } from './handler.ts';
+import { EventStream } from './eventStream.ts';
+import { attachWebSocket } from '../ws/server.ts';
+import type { WebSocketOptions, WebSocketTransport } from '../ws/server.ts';
 import { HttpErrorCode, httpErrorBody } from '../../server/errors.ts';
 import type { HttpError } from '../../server/errors.ts';
 
@@ -35,11 +38,21 @@ export interface ServerOptions extends HandlerOptions<IncomingMessage> {
   tls?: { key: string | Buffer; cert: string | Buffer };
   /** How long `shutdown()` waits for in-flight requests before closing their connections (default 10 s). */
   shutdownGraceMs?: number;
+  /**
+   * GraphQL over WebSocket (graphql-transport-ws) on the same port and path, with its limits;
+   * `false` turns it off (default on).
+   */
+  websocket?: WebSocketOptions | false;
 }
 
 export interface GraphQLServer extends http.Server {
-  /** Stops accepting connections, lets in-flight requests finish (within the grace period), then closes. */
+  /**
+   * Stops accepting connections, lets in-flight requests finish (within the grace period), then
+   * closes. Subscriptions end at once: WebSockets are closed with 1001, event streams complete.
+   */
   shutdown(): Promise<void>;
+  /** The WebSocket transport, when on: how many sockets are open. */
+  readonly websocket: WebSocketTransport | null;
 }
 
 const JSON_RESPONSE = 'application/json; charset=utf-8';
@@ -52,12 +65,19 @@ export function createServer(options: ServerOptions): GraphQLServer {
   const log = options.log ?? ((entry) => console.error(entry.message, entry.error));
   // Set by shutdown(): from then on every response closes its connection.
   let closing = false;
+  /** Server-Sent Events responses in progress: shutdown ends them. */
+  const eventStreams = new Set<EventStream>();
 
-  function respond(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null): void {
-    if (res.headersSent || res.destroyed) return;
+  function respond(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null | EventStream): void {
+    if (res.headersSent || res.destroyed) {
+      if (body instanceof EventStream) body.close();
+      return;
+    }
     // Shutting down: the connection closes once this response is out, keep-alive or not.
     if (closing) headers['connection'] = 'close';
-    if (body === null) {
+    if (body instanceof EventStream) {
+      writeEvents(res, status, headers, body);
+    } else if (body === null) {
       res.writeHead(status, headers);
       res.end();
     } else if (body.length <= SHORT_BODY && isAscii(body)) {
@@ -87,6 +107,35 @@ export function createServer(options: ServerOptions): GraphQLServer {
         res.end(bytes);
       }
     }
+  }
+
+  /**
+   * Server-Sent Events, written as the stream gives them and never faster than the client reads
+   * (the next chunk is asked for once the socket has drained): a client that stops reading
+   * stops the stream, whose source then overflows and ends, so nothing piles up here. The
+   * client going away closes the stream at its source.
+   */
+  function writeEvents(res: ServerResponse, status: number, headers: Record<string, string>, events: EventStream): void {
+    eventStreams.add(events);
+    res.writeHead(status, headers);
+    // Clients wait for the headers before anything else: send them now, not with the first event.
+    res.flushHeaders();
+    res.once('close', () => {
+      eventStreams.delete(events);
+      events.close();
+    });
+    const pump = async (): Promise<void> => {
+      for (;;) {
+        const chunk = await events.next();
+        if (chunk === null || res.destroyed) break;
+        if (!res.write(chunk)) await drained(res);
+      }
+      if (!res.destroyed) res.end();
+    };
+    pump().catch((error: unknown) => {
+      log({ level: 'error', message: 'An event stream failed.', error });
+      res.destroy();
+    });
   }
 
   /** An answer the server writes itself, with the headers the handler adds to every answer (CORS). */
@@ -216,6 +265,8 @@ export function createServer(options: ServerOptions): GraphQLServer {
   ) as GraphQLServer;
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const websocket = options.websocket === false ? null : attachWebSocket(server, handle.pipeline, options.path ?? '/graphql', options.websocket);
+  Object.defineProperty(server, 'websocket', { value: websocket });
 
   server.shutdown = () =>
     new Promise<void>((resolve) => {
@@ -225,14 +276,30 @@ export function createServer(options: ServerOptions): GraphQLServer {
         resolve();
       });
       // Idle keep-alive connections would hold close() open: end them now. The busy ones end
-      // with their response, which says `Connection: close`.
+      // with their response, which says `Connection: close`. Subscriptions have no end of
+      // their own: they are ended now.
       closing = true;
       server.closeIdleConnections();
+      websocket?.shutdown();
+      for (const events of eventStreams) events.close();
     });
   return server;
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** Resolves when the response can take more, or has closed (then nothing more will be written). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
 
 /**
  * A short body of ASCII bytes (the usual small query) is checked here, byte by byte, and read

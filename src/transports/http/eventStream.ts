@@ -1,0 +1,94 @@
+/**
+ * GraphQL over Server-Sent Events, the graphql-sse protocol's distinct-connections mode: one
+ * HTTP response per operation, `text/event-stream`, carrying
+ *
+ *   event: next       data: <an ExecutionResult>      one per result (request errors included:
+ *                                                      the connection was accepted, so even a
+ *                                                      validation failure is a `next`)
+ *   event: complete   data:                           once, at the end (the empty data line
+ *                                                      makes EventSource dispatch it)
+ *   :                                                 a comment every heartbeatMs, so proxies and
+ *                                                      clients see the connection alive
+ *
+ * A subscription ends when its source ends, or when the client goes away: the adapter then calls
+ * close(), which closes the source stream at its publisher.
+ *
+ * The adapter pulls: next() answers the next chunk of text to write, or null at the end, so a
+ * slow client is never sent more than it reads (server.ts waits for `drain` between chunks).
+ */
+import type { ExecutionResult, GraphQLError } from 'graphql';
+
+const COMPLETE = 'event: complete\ndata:\n\n';
+const HEARTBEAT = ':\n\n';
+
+export class EventStream {
+  private readonly source: AsyncGenerator<ExecutionResult, void, void> | null;
+  private readonly heartbeatMs: number;
+  private readonly streamError: (error: unknown) => GraphQLError;
+  /** Chunks ready to write before the source is asked again. */
+  private readonly queued: string[] = [];
+  private pending: Promise<IteratorResult<ExecutionResult, void> | { failed: unknown }> | null = null;
+  private ended = false;
+
+  /** A stream of one result (a query, a mutation, a request error), or of a subscription's results. */
+  constructor(
+    results: ExecutionResult | AsyncGenerator<ExecutionResult, void, void>,
+    heartbeatMs: number,
+    streamError: (error: unknown) => GraphQLError,
+  ) {
+    this.heartbeatMs = heartbeatMs;
+    this.streamError = streamError;
+    if (Symbol.asyncIterator in results) {
+      this.source = results as AsyncGenerator<ExecutionResult, void, void>;
+    } else {
+      this.source = null;
+      this.queued.push(nextEvent(results as ExecutionResult), COMPLETE);
+    }
+  }
+
+  /** The next chunk of text to write, or null when the stream is over. */
+  async next(): Promise<string | null> {
+    if (this.queued.length > 0) return this.queued.shift() as string;
+    if (this.ended || this.source === null) {
+      this.ended = true;
+      return null;
+    }
+    this.pending ??= this.source.next().then(
+      (step) => step,
+      (failed: unknown) => ({ failed }),
+    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const beat = new Promise<typeof HEARTBEAT>((resolve) => {
+      timer = setTimeout(resolve, this.heartbeatMs, HEARTBEAT);
+    });
+    const step = await Promise.race([this.pending, beat]);
+    clearTimeout(timer);
+    if (step === HEARTBEAT) return this.ended ? null : HEARTBEAT;
+    this.pending = null;
+    if (this.ended) return null;
+    if ('failed' in step) {
+      // The source failed (it overflowed, say): the error is the last result, then complete.
+      this.ended = true;
+      this.queued.push(COMPLETE);
+      return nextEvent({ errors: [this.streamError(step.failed)] });
+    }
+    if (step.done === true) {
+      this.ended = true;
+      return COMPLETE;
+    }
+    return nextEvent(step.value);
+  }
+
+  /** The client went away, or the server is shutting down: the source stream is closed. */
+  close(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.queued.length = 0;
+    void this.source?.return().catch(() => undefined);
+  }
+}
+
+function nextEvent(result: ExecutionResult): string {
+  // JSON.stringify escapes line breaks, so the data fits on the one line SSE needs.
+  return `event: next\ndata: ${JSON.stringify(result)}\n\n`;
+}

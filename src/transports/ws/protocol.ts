@@ -1,0 +1,402 @@
+/**
+ * GraphQL over WebSocket, the graphql-transport-ws protocol (graphql-ws's PROTOCOL.md), without
+ * the WebSocket: text messages in, text messages and close codes out. server.ts adapts it to
+ * the `ws` package; everything a GraphQL operation goes through is the operation pipeline's
+ * (server/pipeline.ts), exactly as for HTTP.
+ *
+ *   open ── no connection_init within connectionInitWaitTimeoutMs ─ 4408
+ *   connection_init ── a second one ─ 4429      authentication refused ─ 4403      ─ connection_ack
+ *   ping ─ pong (with its payload)              pong ─ nothing
+ *   subscribe ── before the ack ─ 4401     its id in use ─ 4409     too many at once ─ error
+ *            ── the pipeline: request errors (parse, validation, limits, authorization) ─ error
+ *                             a query or mutation ─ next, complete
+ *                             a subscription ─ next per event, complete when the source ends,
+ *                                               error when it fails (an overflow, say)
+ *   complete ── the operation stops; its source stream is closed
+ *   anything else, or a message of the wrong shape ─ 4400
+ *   the socket closes ─ every operation's source stream is closed
+ *
+ * Close reasons are at most 123 bytes, as a WebSocket close frame allows.
+ */
+import { GraphQLError } from 'graphql';
+import type { ExecutionResult } from 'graphql';
+import type { OperationPipeline, OperationRequest, RequestParams } from '../../server/pipeline.ts';
+import { AuthError } from '../../security/authError.ts';
+import type { RequestHeaders } from '../../security/authenticate.ts';
+import type { Identity } from '../../security/identity.ts';
+import { codedError } from '../../server/errors.ts';
+
+/** The close codes of the protocol, by the names graphql-ws gives them. */
+export const CloseCode = {
+  InternalServerError: 4500,
+  BadRequest: 4400,
+  Unauthorized: 4401,
+  Forbidden: 4403,
+  ConnectionInitialisationTimeout: 4408,
+  SubscriberAlreadyExists: 4409,
+  TooManyInitialisationRequests: 4429,
+} as const;
+
+export const MessageType = {
+  ConnectionInit: 'connection_init',
+  ConnectionAck: 'connection_ack',
+  Ping: 'ping',
+  Pong: 'pong',
+  Subscribe: 'subscribe',
+  Next: 'next',
+  Error: 'error',
+  Complete: 'complete',
+} as const;
+
+/** Codes of the `error` messages this transport adds to the pipeline's. */
+export const WebSocketErrorCode = {
+  /** The connection already runs maxSubscriptionsPerConnection operations. */
+  TooManySubscriptions: 'TOO_MANY_SUBSCRIPTIONS',
+} as const;
+
+/** What the protocol needs of a socket. */
+export interface ProtocolSocket {
+  send(text: string): void;
+  close(code: number, reason: string): void;
+}
+
+export interface WebSocketProtocolOptions {
+  /** Time allowed for `connection_init` after the socket opens (default 3,000 ms). */
+  connectionInitWaitTimeoutMs?: number;
+  /** Operations one connection may run at once (default 100). */
+  maxSubscriptionsPerConnection?: number;
+}
+
+/** What the socket was opened with. */
+export interface Upgrade<Raw> {
+  /** The upgrade request's headers: a credential may come in them. */
+  readonly headers: RequestHeaders;
+  /** The transport's request object, handed to the context factory. */
+  readonly raw: Raw;
+}
+
+/** One socket's connection: the adapter passes it every text message, and tells it when the socket closed. */
+export interface Connection {
+  message(text: string): void;
+  closed(): void;
+}
+
+export function createWebSocketProtocol<Raw>(pipeline: OperationPipeline<Raw>, options: WebSocketProtocolOptions = {}) {
+  const initWaitMs = positiveInteger(options.connectionInitWaitTimeoutMs ?? 3_000, 'connectionInitWaitTimeoutMs');
+  const maxOperations = positiveInteger(options.maxSubscriptionsPerConnection ?? 100, 'maxSubscriptionsPerConnection');
+  return {
+    open(socket: ProtocolSocket, upgrade: Upgrade<Raw>): Connection {
+      return new GraphQLConnection(pipeline, socket, upgrade, initWaitMs, maxOperations);
+    },
+  };
+}
+
+/** An operation in flight: its source stream once there is one, and whether it has ended. */
+interface Operation {
+  stream: AsyncGenerator<ExecutionResult, void, void> | null;
+  ended: boolean;
+}
+
+class GraphQLConnection<Raw> implements Connection {
+  private readonly pipeline: OperationPipeline<Raw>;
+  private readonly socket: ProtocolSocket;
+  private readonly upgrade: Upgrade<Raw>;
+  private readonly maxOperations: number;
+  private readonly operations = new Map<string, Operation>();
+  private initTimer: ReturnType<typeof setTimeout> | null;
+  private expiryTimer: ReturnType<typeof setTimeout> | null = null;
+  private initReceived = false;
+  private identity: Identity | null = null;
+  private connectionParams: Readonly<Record<string, unknown>> | null = null;
+  private isClosed = false;
+
+  constructor(pipeline: OperationPipeline<Raw>, socket: ProtocolSocket, upgrade: Upgrade<Raw>, initWaitMs: number, maxOperations: number) {
+    this.pipeline = pipeline;
+    this.socket = socket;
+    this.upgrade = upgrade;
+    this.maxOperations = maxOperations;
+    this.initTimer = setTimeout(() => this.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout'), initWaitMs);
+  }
+
+  message(text: string): void {
+    if (this.isClosed) return;
+    const message = parseMessage(text);
+    if (typeof message === 'string') {
+      this.close(CloseCode.BadRequest, message);
+      return;
+    }
+    switch (message.type) {
+      case MessageType.ConnectionInit:
+        this.connectionInit(message.payload);
+        return;
+      case MessageType.Ping:
+        this.send(message.payload === undefined ? { type: MessageType.Pong } : { type: MessageType.Pong, payload: message.payload });
+        return;
+      case MessageType.Pong:
+        return;
+      case MessageType.Subscribe:
+        this.subscribe(message.id, message.payload);
+        return;
+      case MessageType.Complete:
+        this.complete(message.id);
+        return;
+    }
+  }
+
+  closed(): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.clearTimers();
+    for (const operation of this.operations.values()) this.end(operation);
+    this.operations.clear();
+  }
+
+  /** Authenticates with a credential from the payload, else from the upgrade request's headers. */
+  private connectionInit(payload: Readonly<Record<string, unknown>> | null): void {
+    if (this.initReceived) {
+      this.close(CloseCode.TooManyInitialisationRequests, 'Too many initialisation requests');
+      return;
+    }
+    this.initReceived = true;
+    this.connectionParams = payload;
+    const outcome = this.pipeline.authenticate(credentialHeaders(payload, this.upgrade.headers));
+    if (outcome instanceof Promise) {
+      outcome.then(
+        (settled) => this.authenticated(settled),
+        () => this.close(CloseCode.InternalServerError, 'Internal server error'),
+      );
+    } else {
+      this.authenticated(outcome);
+    }
+  }
+
+  private authenticated(outcome: Identity | AuthError): void {
+    if (this.isClosed) return;
+    if (outcome instanceof AuthError) {
+      // 503 (the issuer could not be asked) is not the client's fault, but the socket cannot
+      // wait: 4500 tells it to try again, 4403 that its credential was refused.
+      const code = outcome.status === 503 ? CloseCode.InternalServerError : CloseCode.Forbidden;
+      this.close(code, `Forbidden: ${outcome.message}`);
+      return;
+    }
+    if (this.initTimer !== null) clearTimeout(this.initTimer);
+    this.initTimer = null;
+    this.identity = outcome;
+    // A credential that expires while the socket is open ends the connection then.
+    if (outcome.expiresAt !== null) {
+      const remaining = outcome.expiresAt - Date.now();
+      if (remaining < 2 ** 31) {
+        this.expiryTimer = setTimeout(() => this.close(CloseCode.Forbidden, 'Forbidden: the credential expired'), remaining);
+      }
+    }
+    this.send({ type: MessageType.ConnectionAck });
+  }
+
+  private subscribe(id: string, params: RequestParams): void {
+    const identity = this.identity;
+    if (identity === null) {
+      this.close(CloseCode.Unauthorized, 'Unauthorized');
+      return;
+    }
+    if (this.operations.has(id)) {
+      this.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${truncate(id, 80)} already exists`);
+      return;
+    }
+    if (this.operations.size >= this.maxOperations) {
+      const error = codedError(
+        `This connection already runs ${this.maxOperations} operations; complete one before starting another.`,
+        WebSocketErrorCode.TooManySubscriptions,
+      );
+      this.send({ id, type: MessageType.Error, payload: [error] });
+      return;
+    }
+    const operation: Operation = { stream: null, ended: false };
+    this.operations.set(id, operation);
+    const request: OperationRequest<Raw> = {
+      params,
+      identity,
+      raw: this.upgrade.raw,
+      queriesOnly: false,
+      streams: true,
+      connectionParams: this.connectionParams ?? undefined,
+    };
+    Promise.resolve(this.pipeline.run(request)).then(
+      (outcome) => {
+        if ('stream' in outcome) {
+          this.stream(id, operation, outcome.stream);
+        } else if ('notAllowed' in outcome || operation.ended) {
+          this.forget(id, operation);
+        } else if (outcome.requestError) {
+          this.finish(id, operation, { id, type: MessageType.Error, payload: outcome.result.errors ?? [] });
+        } else {
+          this.send({ id, type: MessageType.Next, payload: outcome.result });
+          this.finish(id, operation, { id, type: MessageType.Complete });
+        }
+      },
+      (error: unknown) => this.failed(id, operation, error),
+    );
+  }
+
+  /** Sends a subscription's results as they come, until it ends, fails, or is completed by the client. */
+  private stream(id: string, operation: Operation, stream: AsyncGenerator<ExecutionResult, void, void>): void {
+    operation.stream = stream;
+    if (operation.ended) {
+      void stream.return();
+      return;
+    }
+    const pump = (): void => {
+      stream.next().then(
+        (step) => {
+          if (operation.ended) return;
+          if (step.done === true) {
+            this.finish(id, operation, { id, type: MessageType.Complete });
+            return;
+          }
+          this.send({ id, type: MessageType.Next, payload: step.value });
+          pump();
+        },
+        (error: unknown) => this.failed(id, operation, error),
+      );
+    };
+    pump();
+  }
+
+  /** A source stream or execution failed: an `error` message ends the operation. */
+  private failed(id: string, operation: Operation, error: unknown): void {
+    if (operation.ended) return;
+    const reported =
+      error instanceof GraphQLError ? error : codedError('Unexpected error.', 'INTERNAL_SERVER_ERROR');
+    this.finish(id, operation, { id, type: MessageType.Error, payload: [reported] });
+  }
+
+  private complete(id: string): void {
+    const operation = this.operations.get(id);
+    if (operation === undefined) return;
+    this.forget(id, operation);
+  }
+
+  /** Sends the operation's last message, then forgets it. */
+  private finish(id: string, operation: Operation, last: object): void {
+    if (operation.ended) return;
+    this.send(last);
+    this.forget(id, operation);
+  }
+
+  private forget(id: string, operation: Operation): void {
+    this.end(operation);
+    if (this.operations.get(id) === operation) this.operations.delete(id);
+  }
+
+  /** Marks an operation ended and closes its source stream, so the publisher can clean up. */
+  private end(operation: Operation): void {
+    if (operation.ended) return;
+    operation.ended = true;
+    if (operation.stream !== null) void operation.stream.return().catch(() => undefined);
+  }
+
+  private send(message: object): void {
+    if (!this.isClosed) this.socket.send(JSON.stringify(message));
+  }
+
+  private close(code: number, reason: string): void {
+    if (this.isClosed) return;
+    this.socket.close(code, truncate(reason, 123));
+    this.closed();
+  }
+
+  private clearTimers(): void {
+    if (this.initTimer !== null) clearTimeout(this.initTimer);
+    if (this.expiryTimer !== null) clearTimeout(this.expiryTimer);
+    this.initTimer = this.expiryTimer = null;
+  }
+}
+
+type ClientMessage =
+  | { type: 'connection_init'; payload: Readonly<Record<string, unknown>> | null }
+  | { type: 'ping' | 'pong'; payload: Readonly<Record<string, unknown>> | undefined }
+  | { type: 'subscribe'; id: string; payload: RequestParams }
+  | { type: 'complete'; id: string };
+
+/** A client message, checked for its shape; a string says what is wrong with it (the 4400 reason). */
+function parseMessage(text: string): ClientMessage | string {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return 'Invalid message received: not JSON';
+  }
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return 'Invalid message received: not an object';
+  const { type, id, payload } = message as Record<string, unknown>;
+  if (typeof type !== 'string') return 'Invalid message received: "type" must be a string';
+  switch (type) {
+    case MessageType.ConnectionInit:
+      if (payload !== undefined && payload !== null && !isObject(payload)) return 'Invalid message received: connection_init payload must be an object';
+      return { type, payload: (payload ?? null) as Readonly<Record<string, unknown>> | null };
+    case MessageType.Ping:
+    case MessageType.Pong:
+      if (payload !== undefined && payload !== null && !isObject(payload)) return `Invalid message received: ${type} payload must be an object`;
+      return { type, payload: (payload ?? undefined) as Readonly<Record<string, unknown>> | undefined };
+    case MessageType.Subscribe: {
+      if (typeof id !== 'string' || id === '') return 'Invalid message received: subscribe needs a non-empty string "id"';
+      const params = subscribeParams(payload);
+      return typeof params === 'string' ? params : { type, id, payload: params };
+    }
+    case MessageType.Complete:
+      if (typeof id !== 'string' || id === '') return 'Invalid message received: complete needs a non-empty string "id"';
+      return { type, id };
+    default:
+      return `Invalid message received: unexpected type "${truncate(type, 40)}"`;
+  }
+}
+
+function subscribeParams(payload: unknown): RequestParams | string {
+  if (!isObject(payload)) return 'Invalid message received: subscribe payload must be an object';
+  const { query, operationName, variables, extensions } = payload;
+  if (typeof query !== 'string') return 'Invalid message received: subscribe payload needs a string "query"';
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
+    return 'Invalid message received: "operationName" must be a string or null';
+  }
+  if (variables !== undefined && variables !== null && !isObject(variables)) return 'Invalid message received: "variables" must be an object or null';
+  if (extensions !== undefined && extensions !== null && !isObject(extensions)) return 'Invalid message received: "extensions" must be an object or null';
+  return { query, operationName: operationName ?? null, variables: (variables ?? null) as Record<string, unknown> | null };
+}
+
+/**
+ * The headers authentication reads: the upgrade request's, with a credential from the
+ * connection_init payload in place of theirs when it has one (browsers cannot set headers on a
+ * WebSocket). The payload may carry `authorization` or `x-api-key` (any case), or a `headers`
+ * object of them, as graphql-ws clients' connectionParams often do.
+ */
+function credentialHeaders(payload: Readonly<Record<string, unknown>> | null, headers: RequestHeaders): RequestHeaders {
+  if (payload === null) return headers;
+  const source = isObject(payload['headers']) ? (payload['headers'] as Record<string, unknown>) : payload;
+  let authorization: unknown;
+  let apiKey: unknown;
+  for (const [name, value] of Object.entries(source)) {
+    const lower = name.toLowerCase();
+    if (lower === 'authorization') authorization = value;
+    else if (lower === 'x-api-key') apiKey = value;
+  }
+  if (authorization === undefined && apiKey === undefined) return headers;
+  const merged: Record<string, string | string[] | undefined> = { ...headers, authorization: undefined, 'x-api-key': undefined };
+  // A value that is not a string is passed on as a list, which credentials.ts refuses (401, here 4403).
+  if (authorization !== undefined) merged['authorization'] = typeof authorization === 'string' ? authorization : [];
+  if (apiKey !== undefined) merged['x-api-key'] = typeof apiKey === 'string' ? apiKey : [];
+  return merged;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** At most `bytes` bytes of UTF-8, cut at a character boundary. */
+function truncate(text: string, bytes: number): string {
+  let cut = text.length > bytes ? text.slice(0, bytes) : text;
+  while (Buffer.byteLength(cut) > bytes) cut = cut.slice(0, -1);
+  return cut;
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isInteger(value) || value <= 0) throw new TypeError(`websocket.${name} must be a positive whole number, got ${String(value)}.`);
+  return value;
+}

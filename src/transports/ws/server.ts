@@ -1,0 +1,152 @@
+/**
+ * The `ws` adapter of graphql-transport-ws (protocol.ts): WebSocket upgrades on the HTTP
+ * server's own port and path. It only converts, and owns what only a socket can know:
+ *
+ *   upgrade ── another path ─ 404     no graphql-transport-ws subprotocol ─ 400
+ *           ── maxConnections open, or shutting down ─ 503
+ *   frames  ── binary ─ 4400     larger than maxPayloadBytes ─ 1009 (by ws)
+ *   a client that stops answering pings (a half-open socket) ─ terminated
+ *   a client that reads slower than it is sent to, maxBufferedBytes behind ─ terminated
+ *   shutdown ─ every socket closed with 1001
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { RawData } from 'ws';
+import type { OperationPipeline } from '../../server/pipeline.ts';
+import { HttpErrorCode, httpErrorBody } from '../../server/errors.ts';
+import type { HttpError } from '../../server/errors.ts';
+import { CloseCode, createWebSocketProtocol } from './protocol.ts';
+import type { Connection, WebSocketProtocolOptions } from './protocol.ts';
+
+/** The WebSocket subprotocol served (graphql-ws's PROTOCOL.md). */
+export const SUBPROTOCOL = 'graphql-transport-ws';
+
+export interface WebSocketOptions extends WebSocketProtocolOptions {
+  /** Largest message accepted, in bytes (default 1 MiB); larger ones close the socket with 1009. */
+  maxPayloadBytes?: number;
+  /** Sockets open at once (default 20,000); past it upgrades get 503. */
+  maxConnections?: number;
+  /** How often each socket is pinged; one that has not answered the last ping is terminated (default 30,000 ms). */
+  keepAliveMs?: number;
+  /** Bytes a socket may have waiting to be sent before it is terminated as too slow (default 4 MiB). */
+  maxBufferedBytes?: number;
+}
+
+export interface WebSocketTransport {
+  /** Sockets open now. */
+  readonly size: number;
+  /** Closes every socket with 1001 (going away) and refuses new ones. */
+  shutdown(): void;
+}
+
+export function attachWebSocket(
+  server: Server,
+  pipeline: OperationPipeline<IncomingMessage>,
+  path: string,
+  options: WebSocketOptions = {},
+): WebSocketTransport {
+  const maxConnections = positive(options.maxConnections ?? 20_000, 'maxConnections');
+  const maxBufferedBytes = positive(options.maxBufferedBytes ?? 4 * 1024 * 1024, 'maxBufferedBytes');
+  const keepAliveMs = positive(options.keepAliveMs ?? 30_000, 'keepAliveMs');
+  const protocol = createWebSocketProtocol(pipeline, options);
+  const sockets = new Set<WebSocket>();
+  /** Sockets that answered the last ping. */
+  const alive = new WeakSet<WebSocket>();
+  let closing = false;
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: positive(options.maxPayloadBytes ?? 1024 * 1024, 'maxPayloadBytes'),
+    // Compression costs CPU and memory per socket (and opened the door to zip bombs); messages are small.
+    perMessageDeflate: false,
+    handleProtocols: (protocols) => (protocols.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+  });
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = req.url ?? '/';
+    const queryStart = url.indexOf('?');
+    const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
+    if (pathname !== path) return refuse(socket, HttpErrorCode.NotFound, `Nothing is served at ${pathname}; the GraphQL endpoint is ${path}.`);
+    const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((name) => name.trim());
+    if (!offered.includes(SUBPROTOCOL)) {
+      return refuse(socket, HttpErrorCode.SubprotocolNotAcceptable, `WebSocket connections must use the ${SUBPROTOCOL} subprotocol.`);
+    }
+    if (closing) return refuse(socket, HttpErrorCode.ServiceUnavailable, 'The server is shutting down.');
+    if (sockets.size >= maxConnections) return refuse(socket, HttpErrorCode.ServiceUnavailable, `The server has ${maxConnections} WebSocket connections open already.`);
+    wss.handleUpgrade(req, socket, head, (ws) => opened(ws, req));
+  });
+
+  function opened(ws: WebSocket, req: IncomingMessage): void {
+    sockets.add(ws);
+    alive.add(ws);
+    const connection: Connection = protocol.open(
+      {
+        send(text) {
+          if (ws.readyState !== WebSocket.OPEN) return;
+          // A client that does not read would make the server hold its messages for ever.
+          if (ws.bufferedAmount > maxBufferedBytes) {
+            ws.terminate();
+            return;
+          }
+          ws.send(text);
+        },
+        close(code, reason) {
+          ws.close(code, reason);
+        },
+      },
+      { headers: req.headers, raw: req },
+    );
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      if (isBinary) {
+        ws.close(CloseCode.BadRequest, 'Binary messages are not supported');
+        connection.closed();
+        return;
+      }
+      connection.message(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString('utf8'));
+    });
+    ws.on('pong', () => alive.add(ws));
+    ws.on('close', () => {
+      sockets.delete(ws);
+      connection.closed();
+    });
+    // ws closes the socket itself on a protocol error (an oversized or malformed frame): nothing to add.
+    ws.on('error', () => undefined);
+  }
+
+  const keepAlive = setInterval(() => {
+    for (const ws of sockets) {
+      if (!alive.has(ws)) {
+        ws.terminate();
+        continue;
+      }
+      alive.delete(ws);
+      ws.ping();
+    }
+  }, keepAliveMs);
+  keepAlive.unref();
+
+  return {
+    get size() {
+      return sockets.size;
+    },
+    shutdown() {
+      closing = true;
+      clearInterval(keepAlive);
+      for (const ws of sockets) ws.close(1001, 'The server is shutting down');
+    },
+  };
+}
+
+/** Refuses an upgrade with a plain HTTP answer, in the service's error shape. */
+function refuse(socket: Duplex, error: HttpError, message: string): void {
+  const body = httpErrorBody(error, message);
+  socket.end(
+    `HTTP/1.1 ${error[1]} ${error[1] === 404 ? 'Not Found' : error[1] === 400 ? 'Bad Request' : 'Service Unavailable'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isInteger(value) || value <= 0) throw new TypeError(`websocket.${name} must be a positive whole number, got ${String(value)}.`);
+  return value;
+}
