@@ -763,7 +763,7 @@ describe('a function value with a toJSON (a custom scalar\'s value)', () => {
     const texts = Array.from({ length: WRITES }, () => stringifyData(plan.root, result.data));
     const handle = createHandler({ schema: fnSchema, production: false, reportCost: false });
     const bodies: Array<string | null> = [];
-    for (let i = 0; i < REQUESTS; i++) bodies.push((await handle(post({ query })))[0]);
+    for (let i = 0; i < REQUESTS; i++) bodies.push((await handle(post({ query })))[0] as string | null);
 
     // Both reported when both differ.
     expect(new Set(texts).size).toBe(1);

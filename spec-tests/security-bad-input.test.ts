@@ -61,7 +61,7 @@ async function post(headers: Record<string, string | string[]>): Promise<Answer>
   const [body, init] = await Promise.resolve().then(() =>
     handle({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...headers }, body: QUERY, raw: null }),
   );
-  return { status: init.status, headers: init.headers, body: body === null ? null : (JSON.parse(body) as unknown) };
+  return { status: init.status, headers: init.headers, body: body === null ? null : (JSON.parse(body as string) as unknown) };
 }
 
 const base64url = (text: string | Uint8Array): string => Buffer.from(text).toString('base64url');

@@ -55,7 +55,7 @@ function handlerWith(options: Omit<HandlerOptions<null>, 'schema'> = {}) {
   const handle = createHandler<null>({ schema, ...options });
   async function call(request: RequestShape = {}): Promise<Answer> {
     const [body, init] = await handle({ method: 'POST', url: '/graphql', headers: {}, body: null, raw: null, ...request });
-    return { status: init.status, headers: init.headers, body: body === null ? null : (JSON.parse(body) as unknown) };
+    return { status: init.status, headers: init.headers, body: body === null ? null : (JSON.parse(body as string) as unknown) };
   }
   /** A JSON POST of `{ hello }`, with extra headers. */
   const post = (headers: Record<string, string | string[]> = {}, body: string = HELLO): Promise<Answer> =>

@@ -124,18 +124,6 @@ export function executePlan(plan: OperationPlan, args: PlannedExecuteArgs): Prom
     if (coerced.errors !== undefined) return { errors: coerced.errors };
     coercedVariables = coerced.coerced;
   }
-  return executeCoerced(plan, args, coercedVariables);
-}
-
-/**
- * executePlan() with the variables already coerced: what subscribe.ts runs for every event of a
- * subscription, whose variables were coerced once, when it began.
- */
-export function executeCoerced(
-  plan: OperationPlan,
-  args: PlannedExecuteArgs,
-  coercedVariables: Record<string, unknown>,
-): PromiseOrValue<ExecutionResult> {
   return new Execution(plan, args, coercedVariables).run();
 }
 
@@ -315,8 +303,12 @@ class Execution implements RequestScope, NulledPositions {
     return fields;
   }
 
-  /** CoerceArgumentValues (spec 6.4.1), once per field plan and request; a fresh object per call. */
+  /**
+   * CoerceArgumentValues (spec 6.4.1): once per field plan and request, and a fresh object per
+   * call; or on every call, when literals build values of their own (FieldPlan.argumentsPerCall).
+   */
   argumentsOf(field: FieldPlan): ArgumentValues {
+    if (field.argumentsPerCall) return getArgumentValues(field.definition, field.fieldNodes[0] as never, this.variableValues);
     let values: ArgumentValues | undefined = field.staticArguments;
     if (values === undefined) {
       if (!field.argumentsReadVariables) {

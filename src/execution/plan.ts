@@ -21,8 +21,12 @@ import {
   GraphQLID,
   GraphQLInt,
   GraphQLString,
+  Kind,
   TypeNameMetaFieldDef,
   getArgumentValues,
+  getNamedType,
+  isScalarType,
+  isSpecifiedScalarType,
   isAbstractType,
   isEnumType,
   isLeafType,
@@ -36,12 +40,14 @@ import type {
   GraphQLAbstractType,
   GraphQLField,
   GraphQLFieldResolver,
+  GraphQLInputType,
   GraphQLLeafType,
   GraphQLObjectType,
   GraphQLOutputType,
   GraphQLSchema,
   OperationDefinitionNode,
   SelectionSetNode,
+  ValueNode,
 } from 'graphql';
 import { fieldWeight } from '../analysis/analyze.ts';
 import { isPlainArray } from '../jsutils/isPlainArray.ts';
@@ -128,6 +134,12 @@ export class FieldPlan {
   readonly argumentsError: unknown;
   /** Whether arguments must be coerced per request (they read variables). */
   readonly argumentsReadVariables: boolean;
+  /**
+   * Whether arguments must be coerced afresh for every call, as graphql-js coerces them: when a
+   * literal builds an input object or a list, or is read by a custom scalar's parseLiteral, each
+   * call gets its own value, which a resolver may change without the next call seeing it.
+   */
+  readonly argumentsPerCall: boolean;
   private readonly operation: OperationPlan;
   private plainWeight: number | undefined;
   private selections: SelectionPlan | undefined;
@@ -168,6 +180,7 @@ export class FieldPlan {
     this.staticArguments = staticArguments;
     this.argumentsError = argumentsError;
     this.argumentsReadVariables = this.hasArguments && readsVariables;
+    this.argumentsPerCall = (node.arguments ?? []).some((argument) => buildsValue(argument.value, definition.args.find((arg) => arg.name === argument.name.value)?.type));
   }
 
   /** The cost weight of a plain read (it has no arguments, so the weight is fixed), worked out once. */
@@ -297,6 +310,17 @@ function nodeId(node: FieldNode): string {
     nodeIds.set(node, id);
   }
   return 'n' + id;
+}
+
+/**
+ * Whether coercing a literal makes a value of its own: an input object or a list literal, or a
+ * literal read by a custom scalar. (Variables are coerced once per request, in graphql-js too.)
+ */
+function buildsValue(node: ValueNode, type: GraphQLInputType | undefined): boolean {
+  if (node.kind === Kind.OBJECT || node.kind === Kind.LIST) return true;
+  if (node.kind === Kind.VARIABLE || node.kind === Kind.NULL || type === undefined) return false;
+  const named = getNamedType(type);
+  return isScalarType(named) && !isSpecifiedScalarType(named);
 }
 
 function planValue(type: GraphQLOutputType): ValuePlan {

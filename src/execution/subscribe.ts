@@ -11,9 +11,10 @@
  *                             applied to it like any resolver's.
  *
  * graphql-js executes every event from scratch: it chooses the operation, coerces the variables
- * and walks the document again. Here the operation is chosen, planned and its variables coerced
- * once per subscription; each event runs the plan (execute.ts `executeCoerced`), which after the
- * first events is the same generated code a repeated query runs.
+ * and walks the document again. Here the operation is chosen and planned once per subscription;
+ * each event runs the plan (execute.ts `executePlan`), which after the first events is the same
+ * generated code a repeated query runs. Variables are coerced for every event, as in graphql-js,
+ * so that each event gets values of its own.
  *
  * Closing the response stream (`return()`) closes the source stream, so the publisher can clean
  * up; an error thrown by the source ends the response stream with that error, as in graphql-js.
@@ -25,7 +26,7 @@ import { isAsyncIterable } from '../jsutils/isAsyncIterable.ts';
 import { mapAsyncIterable } from '../jsutils/mapAsyncIterable.ts';
 import { collectFields } from '../language/collectFields.ts';
 import { fieldDefinition } from '../language/fieldDefinition.ts';
-import { assertValidExecutionArguments, executeCoerced } from './execute.ts';
+import { assertValidExecutionArguments, executePlan } from './execute.ts';
 import type { ExecuteArgs } from './execute.ts';
 import { newPath, pathToArray } from './path.ts';
 import { OperationPlan, planOperation } from './plan.ts';
@@ -68,9 +69,10 @@ export async function subscribePlan(
 ): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> {
   const source = await planSourceStream(plan, args);
   if (!('stream' in source)) return source;
-  const { stream, variables } = source;
-  // ExecuteSubscriptionEvent: the operation, with the event as its root value.
-  return mapAsyncIterable(stream, (payload) => executeCoerced(plan, { ...args, rootValue: payload }, variables));
+  // ExecuteSubscriptionEvent: the planned operation, with the event as its root value. Its
+  // variables are coerced again for every event, as graphql-js coerces them: each event gets
+  // values of its own, which a resolver may change without the next event seeing it.
+  return mapAsyncIterable(source.stream, (payload) => executePlan(plan, { ...args, rootValue: payload }));
 }
 
 /**
@@ -107,8 +109,8 @@ function normalizedArgs(rawArgs: unknown[]): SubscribeArgs {
   };
 }
 
-/** The source stream, with the coerced variables its events run with; or the errors that kept it from being made. */
-type Source = { stream: AsyncIterable<unknown>; variables: Record<string, unknown> } | ExecutionResult;
+/** The source stream, or the errors that kept it from being made. */
+type Source = { stream: AsyncIterable<unknown> } | ExecutionResult;
 
 /** The operation planned for the caller's access, or the request errors of choosing it. */
 function chooseOperation(args: SubscribeArgs): OperationPlan | ExecutionResult {
@@ -134,7 +136,7 @@ async function planSourceStream(plan: OperationPlan, args: PlannedSubscribeArgs)
     if (!isAsyncIterable(stream)) {
       throw new Error(`Subscription field must return Async Iterable. Received: ${inspect(stream)}.`);
     }
-    return { stream, variables };
+    return { stream };
   } catch (error) {
     // A field error (located by subscriptionStream) is an answer; anything else is a fault.
     if (error instanceof GraphQLError) return { errors: [error] };
@@ -162,6 +164,9 @@ async function subscriptionStream(args: PlannedSubscribeArgs, plan: OperationPla
     throw new GraphQLError(`The subscription field "${node.name.value}" is not defined.`, { nodes: fieldNodes });
   }
   const path = newPath(undefined, responseName, rootType.name, !isNonNullType(definition.type));
+  // A root field the caller may not use never has its subscribe resolver called.
+  const denial = plan.access?.denial(rootType, definition) ?? null;
+  if (denial !== null) throw locatedError(denial, fieldNodes, pathToArray(path));
   const field = { fieldName: definition.name, fieldNodes, returnType: definition.type, parentType: rootType };
   const info = resolveInfo({ schema, fragments, rootValue: args.rootValue, operation, variableValues: variables }, field, path);
   try {
