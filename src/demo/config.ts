@@ -10,9 +10,13 @@
  *                      opaque access tokens, checked at the issuer (RFC 7662)
  *   REQUIRE_AUTH       true: refuse requests without a credential (401)
  *   CORS_ORIGINS       web origins allowed to call the API, separated by commas (or *)
+ *   REDIS_URL          events go through Redis, so that several instances share subscriptions
  *   NODE_ENV           production: demo keys refused (401), no introspection, errors masked
  */
 import { readFileSync } from 'node:fs';
+import { createPubSub } from '../events/pubsub.ts';
+import type { PubSub } from '../events/pubsub.ts';
+import { createRedisPubSub } from '../events/redisPubSub.ts';
 import { apiKeyAuth, hashApiKey } from '../security/apiKeyAuth.ts';
 import type { Authenticator } from '../security/authenticate.ts';
 import type { CorsOptions } from '../security/cors.ts';
@@ -73,6 +77,12 @@ export function demoSecurity(env: Readonly<Record<string, string | undefined>>):
   const origins = set(env['CORS_ORIGINS']);
   if (origins !== undefined) security.cors = { origins: origins.trim() === '*' ? '*' : origins.split(',').map(checkedOrigin) };
   return security;
+}
+
+/** The pub/sub the demo's events go through: Redis when REDIS_URL is set (several instances share it), else memory. */
+export function demoEvents(env: Readonly<Record<string, string | undefined>>): PubSub {
+  const url = set(env['REDIS_URL']);
+  return url === undefined ? createPubSub() : createRedisPubSub({ url });
 }
 
 function set(value: string | undefined): string | undefined {

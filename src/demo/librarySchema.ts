@@ -2,13 +2,15 @@
  * The built-in demo service: a small library (authors, books, reviews) that shows every part
  * of the engine: an interface and a union, an enum with internal values, a custom scalar
  * (`Date`), an input object, a paginated list with cost directives, mutations, per-request
- * BatchLoaders in front of the data store, and authorization: three roles (an admin includes
- * an editor, who includes a reader), fields only admins see, a mutation for editors and one
- * that also needs multi-factor sign-in.
+ * BatchLoaders in front of the data store, authorization (three roles: an admin includes an
+ * editor, who includes a reader; fields only admins see; a mutation for editors and one that
+ * also needs multi-factor sign-in), and a subscription fed by the mutation through a pub/sub.
  */
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import { BatchLoader } from '../batching/batchLoader.ts';
 import { makeSchema } from '../schema/makeSchema.ts';
+import { createPubSub } from '../events/pubsub.ts';
+import type { PubSub } from '../events/pubsub.ts';
 import { ANONYMOUS } from '../security/identity.ts';
 import type { Identity } from '../security/identity.ts';
 
@@ -89,6 +91,11 @@ export const demoTypeDefs = /* GraphQL */ `
     stats: LibraryStats!
   }
 
+  type Subscription {
+    "Each review added from now on, to the book given (to any book when bookId is left out)."
+    reviewAdded(bookId: ID): Review!
+  }
+
   type Mutation {
     addReview(review: ReviewInput!): Review! @auth(roles: ["editor"])
     "Deleting is for admins who signed in with a second factor."
@@ -100,8 +107,14 @@ interface AuthorRow { id: string; name: string; born: string | null; email: stri
 interface BookRow { id: string; title: string; genre: 'f' | 's' | 'h'; published: string | null; authorId: string }
 interface ReviewRow { id: string; bookId: string; stars: number; text: string | null }
 
-/** The data store: each server start (and each test) gets its own. */
-export function createDemoData() {
+/** The topic addReview publishes each new review to. */
+export const REVIEW_ADDED = 'reviewAdded';
+
+/**
+ * The data store: each server start (and each test) gets its own, with the pub/sub its events
+ * go through (in memory unless one is given: main.ts gives a Redis one when REDIS_URL is set).
+ */
+export function createDemoData(events: PubSub = createPubSub()) {
   const authors: AuthorRow[] = [
     { id: 'a1', name: 'Ursula K. Le Guin', born: '1929-10-21', email: 'ursula@example.org' },
     { id: 'a2', name: 'Carl Sagan', born: '1934-11-09', email: 'carl@example.org' },
@@ -115,7 +128,7 @@ export function createDemoData() {
     { id: 'b5', title: 'SPQR', genre: 'h', published: '2015-10-20', authorId: 'a3' },
   ];
   const reviews: ReviewRow[] = [{ id: 'r1', bookId: 'b3', stars: 5, text: 'Wonder, explained.' }];
-  return { authors, books, reviews, nextReviewId: 2, roundTrips: 0 };
+  return { authors, books, reviews, nextReviewId: 2, roundTrips: 0, events };
 }
 
 export type DemoData = ReturnType<typeof createDemoData>;
@@ -225,6 +238,13 @@ export const demoSchema = makeSchema({
     Review: {
       book: (review: ReviewRow, _: unknown, { data }: DemoContext) => data.books.find((book) => book.id === review.bookId),
     },
+    Subscription: {
+      reviewAdded: {
+        subscribe: (_: unknown, { bookId }: { bookId?: string | null }, { data }: DemoContext) =>
+          data.events.subscribe<ReviewRow>(REVIEW_ADDED, bookId == null ? {} : { filter: (review) => review.bookId === bookId }),
+        resolve: (review: ReviewRow) => review,
+      },
+    },
     Mutation: {
       addReview: (_: unknown, { review }: { review: { bookId: string; stars: number; text?: string | null } }, { data, loaders }: DemoContext) => {
         if (!data.books.some((book) => book.id === review.bookId)) {
@@ -236,6 +256,8 @@ export const demoSchema = makeSchema({
         const row = { id: `r${data.nextReviewId++}`, bookId: review.bookId, stars: review.stars, text: review.text ?? null };
         data.reviews.push(row);
         loaders.reviewsByBook.clear(review.bookId);
+        // Subscribers hear of it; a publish that fails (Redis down) does not undo the review.
+        data.events.publish(REVIEW_ADDED, row).catch(() => undefined);
         return row;
       },
       deleteReview: (_: unknown, { id }: { id: string }, { data, loaders }: DemoContext) => {

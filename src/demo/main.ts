@@ -5,7 +5,7 @@
  */
 import { createServer } from '../transports/http/server.ts';
 import type { GraphQLServer } from '../transports/http/server.ts';
-import { demoSecurity } from './config.ts';
+import { demoEvents, demoSecurity } from './config.ts';
 import { createDemoContext, createDemoData, demoSchema } from './librarySchema.ts';
 
 const port = Number(process.env.PORT ?? 4000);
@@ -15,10 +15,11 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
-const data = createDemoData();
+let data: ReturnType<typeof createDemoData>;
 let server: GraphQLServer;
 let production: boolean;
 try {
+  data = createDemoData(demoEvents(process.env));
   const security = demoSecurity(process.env);
   server = createServer({
     schema: demoSchema,
@@ -47,6 +48,9 @@ server.listen(port, host, () => {
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
     console.log(`${signal}: finishing in-flight requests, then stopping.`);
-    void server.shutdown().then(() => process.exit(0));
+    void server
+      .shutdown()
+      .then(() => data.events.close())
+      .then(() => process.exit(0));
   });
 }
