@@ -634,7 +634,7 @@ function checkScenario(fixture: SyncFixture, scenario: Scenario, coverage: Cover
     params: { query: operation.document, operationName: operation.operationName ?? null, variables: operation.variables ?? null },
     identity,
     raw: null,
-    queriesOnly: false,
+    readOnly: false,
   });
   const ranInPipeline = ran;
   ran = [];

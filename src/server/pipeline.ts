@@ -108,8 +108,8 @@ export interface OperationRequest<Raw = unknown> {
   readonly identity: Identity;
   /** The transport's own request object, handed to the context factory. */
   readonly raw: Raw;
-  /** Whether only queries may run (an HTTP GET): a mutation gets `notAllowed`. */
-  readonly queriesOnly: boolean;
+  /** Whether the request may change nothing (an HTTP GET): a mutation gets `notAllowed`. */
+  readonly readOnly: boolean;
   /**
    * Whether the transport can carry a stream of results (WebSocket, Server-Sent Events): a
    * subscription then gets `{ stream }`; else it is refused with SUBSCRIPTION_NOT_SUPPORTED.
@@ -148,9 +148,9 @@ export interface OperationResult {
   readonly writer?: SelectionPlan | null;
 }
 
-/** An operation of a kind this request may not carry (a mutation over GET). */
+/** An operation this request may not carry: a mutation over GET. */
 export interface NotAllowed {
-  readonly notAllowed: 'mutation' | 'subscription';
+  readonly notAllowed: 'mutation';
 }
 
 /** A small request text seen before: its members, and once its operation passed every check, how to run it. */
@@ -273,7 +273,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     if (
       ready != null &&
       ready.access === access &&
-      (ready.kind === 'query' || (ready.kind === 'mutation' ? !request.queriesOnly : request.streams === true)) &&
+      (ready.kind === 'query' || (ready.kind === 'mutation' ? !request.readOnly : request.streams === true)) &&
       (!ready.introspects || mayIntrospect(identity))
     ) {
       return startOperation(ready, request);
@@ -289,7 +289,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       return requestErrors(chosen.map((error) => withCode(error, GraphQLErrorCode.OperationResolutionFailure)));
     }
     const kind = chosen.operation.operation;
-    if (request.queriesOnly && kind !== 'query') return { notAllowed: kind };
+    if (request.readOnly && kind === 'mutation') return { notAllowed: kind };
     if (kind === 'subscription' && request.streams !== true) {
       return requestErrors([
         codedError(

@@ -20,6 +20,7 @@ import type { ExecutionResult, GraphQLError } from 'graphql';
 
 const COMPLETE = 'event: complete\ndata:\n\n';
 const HEARTBEAT = ':\n\n';
+const STOPPED = Symbol('stopped');
 
 export class EventStream {
   private readonly source: AsyncGenerator<ExecutionResult, void, void> | null;
@@ -29,6 +30,9 @@ export class EventStream {
   private readonly queued: string[] = [];
   private pending: Promise<IteratorResult<ExecutionResult, void> | { failed: unknown }> | null = null;
   private ended = false;
+  /** Resolved by close() and finish(), so that a next() waiting on the source returns at once. */
+  private readonly stopped: Promise<typeof STOPPED>;
+  private stop!: () => void;
 
   /** A stream of one result (a query, a mutation, a request error), or of a subscription's results. */
   constructor(
@@ -38,6 +42,9 @@ export class EventStream {
   ) {
     this.heartbeatMs = heartbeatMs;
     this.streamError = streamError;
+    this.stopped = new Promise((resolve) => {
+      this.stop = () => resolve(STOPPED);
+    });
     if (Symbol.asyncIterator in results) {
       this.source = results as AsyncGenerator<ExecutionResult, void, void>;
     } else {
@@ -53,7 +60,8 @@ export class EventStream {
       this.ended = true;
       return null;
     }
-    this.pending ??= this.source.next().then(
+    const source = this.source;
+    this.pending ??= source.next().then(
       (step) => step,
       (failed: unknown) => ({ failed }),
     );
@@ -61,11 +69,11 @@ export class EventStream {
     const beat = new Promise<typeof HEARTBEAT>((resolve) => {
       timer = setTimeout(resolve, this.heartbeatMs, HEARTBEAT);
     });
-    const step = await Promise.race([this.pending, beat]);
+    const step = await Promise.race([this.pending, beat, this.stopped]);
     clearTimeout(timer);
-    if (step === HEARTBEAT) return this.ended ? null : HEARTBEAT;
+    if (this.ended) return this.queued.shift() ?? null;
+    if (step === HEARTBEAT || step === STOPPED) return HEARTBEAT;
     this.pending = null;
-    if (this.ended) return null;
     if ('failed' in step) {
       // The source failed (it overflowed, say): the error is the last result, then complete.
       this.ended = true;
@@ -79,11 +87,21 @@ export class EventStream {
     return nextEvent(step.value);
   }
 
-  /** The client went away, or the server is shutting down: the source stream is closed. */
+  /** The client went away: the source stream is closed, and nothing more is written. */
   close(): void {
+    this.end([]);
+  }
+
+  /** The server is shutting down: the source stream is closed, and the client is told the stream completed. */
+  finish(): void {
+    this.end([COMPLETE]);
+  }
+
+  private end(last: string[]): void {
     if (this.ended) return;
     this.ended = true;
-    this.queued.length = 0;
+    this.queued.splice(0, this.queued.length, ...last);
+    this.stop();
     void this.source?.return().catch(() => undefined);
   }
 }

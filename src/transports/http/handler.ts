@@ -292,7 +292,7 @@ class HttpOperation<Raw> implements OperationRequest<Raw> {
   readonly params: RequestParams;
   readonly identity: Identity;
   readonly raw: Raw;
-  readonly queriesOnly: boolean;
+  readonly readOnly: boolean;
   readonly streams: boolean;
   private readonly request: PlainRequest<Raw>;
 
@@ -300,7 +300,7 @@ class HttpOperation<Raw> implements OperationRequest<Raw> {
     this.params = params;
     this.identity = identity;
     this.raw = request.raw;
-    this.queriesOnly = request.method === 'GET';
+    this.readOnly = request.method === 'GET';
     this.streams = streams;
     this.request = request;
   }
@@ -310,7 +310,7 @@ class HttpOperation<Raw> implements OperationRequest<Raw> {
   }
 }
 
-function notAllowed(kind: 'mutation' | 'subscription'): HandlerResponse {
+function notAllowed(kind: 'mutation'): HandlerResponse {
   return httpFailure(HttpErrorCode.MethodNotAllowed, `A ${kind} cannot be sent with GET; use POST.`, { allow: 'POST' });
 }
 

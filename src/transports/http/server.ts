@@ -131,6 +131,8 @@ export function createServer(options: ServerOptions): GraphQLServer {
         if (!res.write(chunk)) await drained(res);
       }
       if (!res.destroyed) res.end();
+      // Shutting down: this connection, written before, did not say `Connection: close`.
+      if (closing) server.closeIdleConnections();
     };
     pump().catch((error: unknown) => {
       log({ level: 'error', message: 'An event stream failed.', error });
@@ -268,21 +270,23 @@ export function createServer(options: ServerOptions): GraphQLServer {
   const websocket = options.websocket === false ? null : attachWebSocket(server, handle.pipeline, options.path ?? '/graphql', options.websocket);
   Object.defineProperty(server, 'websocket', { value: websocket });
 
-  server.shutdown = () =>
-    new Promise<void>((resolve) => {
-      const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? 10_000);
+  server.shutdown = () => {
+    const graceMs = options.shutdownGraceMs ?? 10_000;
+    const httpClosed = new Promise<void>((resolve) => {
+      const grace = setTimeout(() => server.closeAllConnections(), graceMs);
       server.close(() => {
         clearTimeout(grace);
         resolve();
       });
-      // Idle keep-alive connections would hold close() open: end them now. The busy ones end
-      // with their response, which says `Connection: close`. Subscriptions have no end of
-      // their own: they are ended now.
-      closing = true;
-      server.closeIdleConnections();
-      websocket?.shutdown();
-      for (const events of eventStreams) events.close();
     });
+    // Idle keep-alive connections would hold close() open: end them now. The busy ones end
+    // with their response, which says `Connection: close`. Subscriptions have no end of their
+    // own: they are ended now (event streams completing, their connections closed once written).
+    closing = true;
+    server.closeIdleConnections();
+    for (const events of eventStreams) events.finish();
+    return Promise.all([httpClosed, websocket?.shutdown(graceMs)]).then(() => undefined);
+  };
   return server;
 }
 

@@ -18,7 +18,6 @@
  *
  * Close reasons are at most 123 bytes, as a WebSocket close frame allows.
  */
-import { GraphQLError } from 'graphql';
 import type { ExecutionResult } from 'graphql';
 import type { OperationPipeline, OperationRequest, RequestParams } from '../../server/pipeline.ts';
 import { AuthError } from '../../security/authError.ts';
@@ -159,7 +158,19 @@ class GraphQLConnection<Raw> implements Connection {
     }
     this.initReceived = true;
     this.connectionParams = payload;
-    const outcome = this.pipeline.authenticate(credentialHeaders(payload, this.upgrade.headers));
+    const headers = credentialHeaders(payload, this.upgrade.headers);
+    if (typeof headers === 'string') {
+      this.close(CloseCode.Forbidden, `Forbidden: ${headers}`);
+      return;
+    }
+    let outcome: ReturnType<OperationPipeline<Raw>['authenticate']>;
+    try {
+      outcome = this.pipeline.authenticate(headers);
+    } catch {
+      // An authenticator failed (a fault, not a refusal): as if it had rejected.
+      this.close(CloseCode.InternalServerError, 'Internal server error');
+      return;
+    }
     if (outcome instanceof Promise) {
       outcome.then(
         (settled) => this.authenticated(settled),
@@ -216,11 +227,19 @@ class GraphQLConnection<Raw> implements Connection {
       params,
       identity,
       raw: this.upgrade.raw,
-      queriesOnly: false,
+      readOnly: false,
       streams: true,
       connectionParams: this.connectionParams ?? undefined,
     };
-    Promise.resolve(this.pipeline.run(request)).then(
+    let running: ReturnType<OperationPipeline<Raw>['run']>;
+    try {
+      running = this.pipeline.run(request);
+    } catch (error) {
+      // The context factory (or something else of the server's) threw: this operation fails.
+      this.failed(id, operation, error);
+      return;
+    }
+    Promise.resolve(running).then(
       (outcome) => {
         if ('stream' in outcome) {
           this.stream(id, operation, outcome.stream);
@@ -261,12 +280,10 @@ class GraphQLConnection<Raw> implements Connection {
     pump();
   }
 
-  /** A source stream or execution failed: an `error` message ends the operation. */
+  /** A source stream or execution failed: an `error` message ends the operation (the pipeline masks and logs a fault). */
   private failed(id: string, operation: Operation, error: unknown): void {
     if (operation.ended) return;
-    const reported =
-      error instanceof GraphQLError ? error : codedError('Unexpected error.', 'INTERNAL_SERVER_ERROR');
-    this.finish(id, operation, { id, type: MessageType.Error, payload: [reported] });
+    this.finish(id, operation, { id, type: MessageType.Error, payload: [this.pipeline.streamError(error)] });
   }
 
   private complete(id: string): void {
@@ -365,9 +382,10 @@ function subscribeParams(payload: unknown): RequestParams | string {
  * The headers authentication reads: the upgrade request's, with a credential from the
  * connection_init payload in place of theirs when it has one (browsers cannot set headers on a
  * WebSocket). The payload may carry `authorization` or `x-api-key` (any case), or a `headers`
- * object of them, as graphql-ws clients' connectionParams often do.
+ * object of them, as graphql-ws clients' connectionParams often do. A credential that is not a
+ * string is refused: what the string says.
  */
-function credentialHeaders(payload: Readonly<Record<string, unknown>> | null, headers: RequestHeaders): RequestHeaders {
+function credentialHeaders(payload: Readonly<Record<string, unknown>> | null, headers: RequestHeaders): RequestHeaders | string {
   if (payload === null) return headers;
   const source = isObject(payload['headers']) ? (payload['headers'] as Record<string, unknown>) : payload;
   let authorization: unknown;
@@ -378,11 +396,10 @@ function credentialHeaders(payload: Readonly<Record<string, unknown>> | null, he
     else if (lower === 'x-api-key') apiKey = value;
   }
   if (authorization === undefined && apiKey === undefined) return headers;
-  const merged: Record<string, string | string[] | undefined> = { ...headers, authorization: undefined, 'x-api-key': undefined };
-  // A value that is not a string is passed on as a list, which credentials.ts refuses (401, here 4403).
-  if (authorization !== undefined) merged['authorization'] = typeof authorization === 'string' ? authorization : [];
-  if (apiKey !== undefined) merged['x-api-key'] = typeof apiKey === 'string' ? apiKey : [];
-  return merged;
+  if ((authorization !== undefined && typeof authorization !== 'string') || (apiKey !== undefined && typeof apiKey !== 'string')) {
+    return 'the credential in connection_init must be a string';
+  }
+  return { ...headers, authorization: authorization as string | undefined, 'x-api-key': apiKey as string | undefined };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

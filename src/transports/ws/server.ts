@@ -36,8 +36,12 @@ export interface WebSocketOptions extends WebSocketProtocolOptions {
 export interface WebSocketTransport {
   /** Sockets open now. */
   readonly size: number;
-  /** Closes every socket with 1001 (going away) and refuses new ones. */
-  shutdown(): void;
+  /**
+   * Refuses new sockets, closes every open one with 1001 (going away) and ends their operations
+   * at once; sockets that have not finished closing after `graceMs` are terminated. Resolves
+   * once every socket is closed.
+   */
+  shutdown(graceMs: number): Promise<void>;
 }
 
 export function attachWebSocket(
@@ -50,10 +54,13 @@ export function attachWebSocket(
   const maxBufferedBytes = positive(options.maxBufferedBytes ?? 4 * 1024 * 1024, 'maxBufferedBytes');
   const keepAliveMs = positive(options.keepAliveMs ?? 30_000, 'keepAliveMs');
   const protocol = createWebSocketProtocol(pipeline, options);
-  const sockets = new Set<WebSocket>();
+  /** Open sockets and their protocol connections. */
+  const sockets = new Map<WebSocket, Connection>();
   /** Sockets that answered the last ping. */
   const alive = new WeakSet<WebSocket>();
   let closing = false;
+  /** Set by shutdown(): called when the last socket has closed. */
+  let allClosed: (() => void) | null = null;
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: positive(options.maxPayloadBytes ?? 1024 * 1024, 'maxPayloadBytes'),
@@ -77,7 +84,6 @@ export function attachWebSocket(
   });
 
   function opened(ws: WebSocket, req: IncomingMessage): void {
-    sockets.add(ws);
     alive.add(ws);
     const connection: Connection = protocol.open(
       {
@@ -96,6 +102,7 @@ export function attachWebSocket(
       },
       { headers: req.headers, raw: req },
     );
+    sockets.set(ws, connection);
     ws.on('message', (data: RawData, isBinary: boolean) => {
       if (isBinary) {
         ws.close(CloseCode.BadRequest, 'Binary messages are not supported');
@@ -108,13 +115,14 @@ export function attachWebSocket(
     ws.on('close', () => {
       sockets.delete(ws);
       connection.closed();
+      if (sockets.size === 0) allClosed?.();
     });
     // ws closes the socket itself on a protocol error (an oversized or malformed frame): nothing to add.
     ws.on('error', () => undefined);
   }
 
   const keepAlive = setInterval(() => {
-    for (const ws of sockets) {
+    for (const ws of sockets.keys()) {
       if (!alive.has(ws)) {
         ws.terminate();
         continue;
@@ -129,10 +137,22 @@ export function attachWebSocket(
     get size() {
       return sockets.size;
     },
-    shutdown() {
+    shutdown(graceMs) {
       closing = true;
       clearInterval(keepAlive);
-      for (const ws of sockets) ws.close(1001, 'The server is shutting down');
+      if (sockets.size === 0) return Promise.resolve();
+      const closed = new Promise<void>((resolve) => {
+        allClosed = resolve;
+      });
+      for (const [ws, connection] of sockets) {
+        ws.close(1001, 'The server is shutting down');
+        connection.closed();
+      }
+      // A peer that never answers the close frame would hold its socket open for ws's own 30 s.
+      const grace = setTimeout(() => {
+        for (const ws of sockets.keys()) ws.terminate();
+      }, graceMs);
+      return closed.then(() => clearTimeout(grace));
     },
   };
 }
