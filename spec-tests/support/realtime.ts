@@ -134,7 +134,9 @@ export interface RealtimeServer {
 export async function startRealtimeServer(options: RealtimeServerOptions = {}): Promise<RealtimeServer> {
   const { bufferSize, ...serverOptions } = options;
   const pubsub = createPubSub(bufferSize === undefined ? undefined : { bufferSize });
-  const server = createServer({ schema: realtimeSchema(pubsub), reportCost: false, ...serverOptions });
+  // Each subscription its own source, unless a test asks for shared ones: the transport suites
+  // count source subscriptions per client (shared subscriptions have a describe of their own).
+  const server = createServer({ schema: realtimeSchema(pubsub), reportCost: false, shareSubscriptions: false, ...serverOptions });
   // Upgraded sockets leave node's own connection tracking (closeAllConnections): keep every one.
   const connections = new Set<Socket>();
   server.on('connection', (socket: Socket) => {

@@ -83,6 +83,13 @@ export const SUBSCRIPTION_OVERFLOW = 'SUBSCRIPTION_OVERFLOW';
 export const PUBSUB_CLOSED = 'PUBSUB_CLOSED';
 export const DEFAULT_BUFFER_SIZE = 1000;
 
+/** The error of a subscriber that fell more than bufferSize events behind (also used by shared subscriptions). */
+export function overflowError(bufferSize: number): GraphQLError {
+  return new GraphQLError(`The subscriber fell more than ${bufferSize} events behind and was closed.`, {
+    extensions: { code: SUBSCRIPTION_OVERFLOW },
+  });
+}
+
 /** The pub/sub for one process: publish delivers synchronously to the subscribers of the topic. */
 export function createPubSub(options?: PubSubOptions): MemoryPubSub {
   const read = readOptions('createPubSub:', options, ['bufferSize']);
@@ -278,8 +285,7 @@ class Subscription<T> implements PubSubIterator<T> {
     }
     if (!isPromiseLike(verdict) && !verdict) return;
     if (this.buffer.length >= this.config.bufferSize) {
-      const message = `The subscriber fell more than ${this.config.bufferSize} events behind and was closed.`;
-      this.stop({ error: new GraphQLError(message, { extensions: { code: SUBSCRIPTION_OVERFLOW } }) });
+      this.stop({ error: overflowError(this.config.bufferSize) });
       return;
     }
     const event: BufferedEvent = { payload, verdict: isPromiseLike(verdict) ? 'pending' : 'accepted' };

@@ -42,6 +42,7 @@ import { createAuthentication } from '../security/authenticate.ts';
 import type { AuthenticationOptions, RequestHeaders } from '../security/authenticate.ts';
 import type { Identity } from '../security/identity.ts';
 import { GraphQLErrorCode, codedError, withCode } from './errors.ts';
+import { SubscriptionGroups } from './sharedSubscriptions.ts';
 
 /** A value now, or a promise of it: the pipeline answers synchronously when execution is synchronous. */
 export type MaybePromise<T> = T | Promise<T>;
@@ -92,6 +93,14 @@ export interface PipelineOptions<Raw = unknown> extends AuthenticationOptions {
   onDenied?: 'null' | 'reject';
   /** The realm named in `WWW-Authenticate` challenges (default `graphql`). */
   realm?: string;
+  /**
+   * Subscribers of the same operation with the same variables and identity share one source
+   * stream and one execution per event (default true; see sharedSubscriptions.ts for when to
+   * turn it off).
+   */
+  shareSubscriptions?: boolean;
+  /** Results a subscriber may fall behind before it gets SUBSCRIPTION_OVERFLOW, when shared (default 1,000). */
+  subscriptionBufferSize?: number;
   log?: (entry: LogEntry) => void;
 }
 
@@ -233,6 +242,8 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   const authentication = createAuthentication(options);
   // A schema without rules plans every operation once, for everyone (no access to look up).
   const checksAccess = schemaHasRules(schema);
+  const groups =
+    options.shareSubscriptions === false ? null : new SubscriptionGroups(positiveCount(options.subscriptionBufferSize ?? 1000, 'subscriptionBufferSize'));
   /** Operation refusals under onDenied: 'reject', per plan (a plan is made for one set of grants). */
   const denials = new WeakMap<OperationPlan, OperationDenials>();
 
@@ -327,13 +338,15 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     return startOperation(operation, request);
   }
 
-  /** Makes the operation's context, then executes it (or subscribes). */
+  /** Makes the operation's context, then executes it (or subscribes: shared, see sharedSubscriptions.ts). */
   function startOperation(ready: ReadyOperation, request: OperationRequest<Raw>): MaybePromise<OperationResult | OperationStream> {
+    if (ready.kind === 'subscription') {
+      if (groups === null) return startSubscription(ready, request);
+      const variables = request.params.variables === null ? '' : JSON.stringify(request.params.variables);
+      return groups.join(ready.plan, request.identity, variables, () => startSubscription(ready, request));
+    }
     const abort = new OperationAbort(request.identity, request.connectionParams);
     const contextValue = options.context ? options.context(request.raw, abort) : new DefaultContext(request.raw, abort);
-    if (ready.kind === 'subscription') {
-      return Promise.resolve(contextValue).then((resolved) => subscribeOperation(ready, request, abort, resolved));
-    }
     if (isPromiseLike(contextValue)) {
       return Promise.resolve(contextValue).then((resolved) => executeOperation(ready, request, abort, resolved));
     }
@@ -345,12 +358,9 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
    * query's (codes, masking, the cost report), or the errors that kept the stream from starting.
    * Ending the stream aborts the operation's signal, so resolvers waiting on it stop too.
    */
-  async function subscribeOperation(
-    ready: ReadyOperation,
-    request: OperationRequest<Raw>,
-    abort: OperationAbort,
-    contextValue: unknown,
-  ): Promise<OperationResult | OperationStream> {
+  async function startSubscription(ready: ReadyOperation, request: OperationRequest<Raw>): Promise<OperationResult | OperationStream> {
+    const abort = new OperationAbort(request.identity, request.connectionParams);
+    const contextValue = await (options.context ? options.context(request.raw, abort) : new DefaultContext(request.raw, abort));
     const subscribed = await subscribePlan(ready.plan, {
       variableValues: request.params.variables,
       contextValue,
@@ -470,6 +480,11 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     run,
     streamError,
   };
+}
+
+function positiveCount(value: number, name: string): number {
+  if (!Number.isInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive whole number, got ${String(value)}.`);
+  return value;
 }
 
 function requestErrors(errors: ReadonlyArray<GraphQLError>): OperationResult {

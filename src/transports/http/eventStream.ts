@@ -17,6 +17,7 @@
  * slow client is never sent more than it reads (server.ts waits for `drain` between chunks).
  */
 import type { ExecutionResult, GraphQLError } from 'graphql';
+import { resultText } from '../resultText.ts';
 
 const COMPLETE = 'event: complete\ndata:\n\n';
 const HEARTBEAT = ':\n\n';
@@ -108,5 +109,5 @@ export class EventStream {
 
 function nextEvent(result: ExecutionResult): string {
   // JSON.stringify escapes line breaks, so the data fits on the one line SSE needs.
-  return `event: next\ndata: ${JSON.stringify(result)}\n\n`;
+  return `event: next\ndata: ${resultText(result)}\n\n`;
 }

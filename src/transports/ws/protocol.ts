@@ -24,6 +24,7 @@ import { AuthError } from '../../security/authError.ts';
 import type { RequestHeaders } from '../../security/authenticate.ts';
 import type { Identity } from '../../security/identity.ts';
 import { codedError } from '../../server/errors.ts';
+import { resultText } from '../resultText.ts';
 
 /** The close codes of the protocol, by the names graphql-ws gives them. */
 export const CloseCode = {
@@ -263,6 +264,9 @@ class GraphQLConnection<Raw> implements Connection {
       void stream.return();
       return;
     }
+    // Only the result's text differs from one next message to the next (and it is made once for
+    // every subscriber of a shared subscription).
+    const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
     const pump = (): void => {
       stream.next().then(
         (step) => {
@@ -271,7 +275,7 @@ class GraphQLConnection<Raw> implements Connection {
             this.finish(id, operation, { id, type: MessageType.Complete });
             return;
           }
-          this.send({ id, type: MessageType.Next, payload: step.value });
+          if (!this.isClosed) this.socket.send(head + resultText(step.value) + '}');
           pump();
         },
         (error: unknown) => this.failed(id, operation, error),
