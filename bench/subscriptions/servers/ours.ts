@@ -175,7 +175,9 @@ if (isMainScript()) {
   // off, so that each event's payload is the same JSON graphql-ws sends.
   const { createServer } = await import('../../../src/index.ts');
   const pubsub = createPubSub();
-  const server = createServer({ schema: createTickSchema(pubsub), path: GRAPHQL_PATH, reportCost: false });
+  // BENCH_SUB_SHARE=0: every subscription its own source and execution (shareSubscriptions: false).
+  const shareSubscriptions = process.env.BENCH_SUB_SHARE !== '0';
+  const server = createServer({ schema: createTickSchema(pubsub), path: GRAPHQL_PATH, reportCost: false, shareSubscriptions });
   await listen(server);
   serveControl(server, pubsub);
 }
