@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BatchLoader } from '../src/index.ts';
+import { expectTypeError } from './support/expectations.ts';
 
 /** A batch function that records the keys of every call and answers through `answer`. */
 function recorder<K, R>(answer: (keys: ReadonlyArray<K>) => R): { calls: K[][]; batchFn: (keys: ReadonlyArray<K>) => R } {
@@ -31,18 +32,6 @@ async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
     expect(error).toBeInstanceOf(Error);
     return error as Error;
   }
-}
-
-/** Asserts that `run` throws a TypeError with exactly `message`. */
-function expectTypeError(run: () => unknown, message: string): void {
-  let thrown: unknown;
-  try {
-    run();
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeInstanceOf(TypeError);
-  expect((thrown as TypeError).message).toBe(message);
 }
 
 /** Lets every pending dispatch and batch promise run. */

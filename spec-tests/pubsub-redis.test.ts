@@ -22,6 +22,7 @@ import { PUBSUB_CLOSED, SUBSCRIPTION_OVERFLOW } from '../src/events/pubsub.ts';
 import type { PubSubIterator } from '../src/events/pubsub.ts';
 import { PUBLISH_TIMEOUT_MS, createRedisPubSub } from '../src/events/redisPubSub.ts';
 import type { RedisPubSub, RedisPubSubOptions } from '../src/events/redisPubSub.ts';
+import { expectTypeError, rejectionOf } from './support/expectations.ts';
 
 const REDIS_URL = process.env.REDIS_URL;
 if (REDIS_URL === undefined || REDIS_URL === '') {
@@ -32,27 +33,6 @@ if (REDIS_URL === undefined || REDIS_URL === '') {
 const RUN = `pubsub-test:${process.pid}:${randomUUID().slice(0, 8)}:`;
 /** How long a test waits for something that must happen soon (a reconnection, a resubscription). */
 const DEADLINE_MS = 10_000;
-
-/** The error a promise rejects with; fails the test if it resolves. */
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    const value = await promise;
-    throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
-  } catch (error) {
-    return error;
-  }
-}
-
-function expectTypeError(run: () => unknown, message: string): void {
-  let thrown: unknown;
-  try {
-    run();
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeInstanceOf(TypeError);
-  expect((thrown as TypeError).message).toBe(message);
-}
 
 /** Runs an ES module script under tsx in a fresh node process; resolves with what it printed. */
 async function runChild(script: string): Promise<string> {

@@ -13,6 +13,7 @@ import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { PUBSUB_CLOSED, SUBSCRIPTION_OVERFLOW, createPubSub } from '../src/events/pubsub.ts';
 import type { PubSubIterator } from '../src/events/pubsub.ts';
+import { expectTypeError, rejectionOf } from './support/expectations.ts';
 
 const RUNS = Number(process.env.PUBSUB_RUNS ?? 300);
 const SEED = process.env.PUBSUB_SEED === undefined ? undefined : Number(process.env.PUBSUB_SEED);
@@ -23,28 +24,6 @@ const PENDING = Symbol('pending');
 /** What the promise has settled to once every microtask has run, or PENDING. */
 async function settledState<T>(promise: Promise<T>): Promise<T | typeof PENDING> {
   return Promise.race([promise, nextMacrotask().then((): typeof PENDING => PENDING)]);
-}
-
-/** The error a promise rejects with; fails the test if it resolves. */
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    const value = await promise;
-    throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
-  } catch (error) {
-    return error;
-  }
-}
-
-/** Asserts that `run` throws a TypeError with exactly `message`. */
-function expectTypeError(run: () => unknown, message: string): void {
-  let thrown: unknown;
-  try {
-    run();
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeInstanceOf(TypeError);
-  expect((thrown as TypeError).message).toBe(message);
 }
 
 function expectOverflow(error: unknown, bufferSize: number): void {

@@ -61,7 +61,7 @@ import {
   validate,
   visit,
 } from 'graphql';
-import type { ExecutionResult, GraphQLFieldConfig, GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
+import type { GraphQLFieldConfig, GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureByName } from '../fixtures/index.ts';
 import type { Fixture } from '../fixtures/types.ts';
@@ -69,6 +69,8 @@ import { subscribe } from '../src/index.ts';
 import type { SubscribeArgs } from '../src/index.ts';
 import { arbitraryOperation, describeOperation } from './support/arbitraryOperation.ts';
 import type { GeneratedOperation } from './support/arbitraryOperation.ts';
+import { transcript as pullAll } from './support/transcript.ts';
+import type { Step, SubscribeFn } from './support/transcript.ts';
 
 const RUNS = Number(process.env.SUB_RUNS ?? 300);
 const SEED = process.env.SUB_SEED === undefined ? undefined : Number(process.env.SUB_SEED);
@@ -309,58 +311,10 @@ function arbitrarySubscription(target: SubscriptionFixture): fc.Arbitrary<Genera
 // Running both engines
 // ---------------------------------------------------------------------------------------------
 
-interface Thrown {
-  name: string;
-  message: string;
-}
-
-type Step =
-  | { subscribed: 'stream' }
-  | { subscribed: 'result'; result: unknown }
-  | { subscribeRejected: Thrown }
-  | { next: unknown }
-  | { nextRejected: Thrown }
-  | { done: true };
-
 const MAX_STEPS = 12;
 
-function thrown(error: unknown): Thrown {
-  return error instanceof Error ? { name: error.constructor.name, message: error.message } : { name: typeof error, message: String(error) };
-}
-
-function wire(result: ExecutionResult): unknown {
-  return JSON.parse(JSON.stringify(result));
-}
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<ExecutionResult> {
-  return typeof (value as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === 'function';
-}
-
-type SubscribeFn = (args: SubscribeArgs) => Promise<AsyncIterable<ExecutionResult> | ExecutionResult>;
-
-async function transcript(run: SubscribeFn, args: SubscribeArgs): Promise<Step[]> {
-  let subscribed: AsyncIterable<ExecutionResult> | ExecutionResult;
-  try {
-    subscribed = await run(args);
-  } catch (error) {
-    return [{ subscribeRejected: thrown(error) }];
-  }
-  if (!isAsyncIterable(subscribed)) return [{ subscribed: 'result', result: wire(subscribed) }];
-  const steps: Step[] = [{ subscribed: 'stream' }];
-  const iterator = subscribed[Symbol.asyncIterator]();
-  while (steps.length < MAX_STEPS) {
-    try {
-      const step = await iterator.next();
-      if (step.done === true) {
-        steps.push({ done: true });
-        break;
-      }
-      steps.push({ next: wire(step.value) });
-    } catch (error) {
-      steps.push({ nextRejected: thrown(error) });
-    }
-  }
-  return steps;
+function transcript(run: SubscribeFn, args: SubscribeArgs): Promise<Step[]> {
+  return pullAll(run, args, MAX_STEPS);
 }
 
 const macrotask = () => new Promise((resolve) => setImmediate(resolve));

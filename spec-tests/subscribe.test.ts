@@ -22,12 +22,13 @@ import type { DocumentNode, ExecutionResult, GraphQLResolveInfo } from 'graphql'
 import { describe, expect, it } from 'vitest';
 import { ANONYMOUS, accessFor, createSourceEventStream, execute, makeIdentity, makeSchema, subscribe } from '../src/index.ts';
 import type { SubscribeArgs } from '../src/index.ts';
+import { isAsyncIterable, thrown, transcript as pullAll, wire } from './support/transcript.ts';
+import type { Step, SubscribeFn, Thrown, WireResult } from './support/transcript.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Running one subscription under both engines
 // ---------------------------------------------------------------------------------------------
 
-type SubscribeFn = (args: SubscribeArgs) => Promise<AsyncIterable<ExecutionResult> | ExecutionResult>;
 type CreateFn = (args: SubscribeArgs) => Promise<AsyncIterable<unknown> | ExecutionResult>;
 
 interface Engine {
@@ -39,67 +40,12 @@ interface Engine {
 const GRAPHQL_JS: Engine = { name: 'graphql-js', subscribe: graphqlJsSubscribe, createSourceEventStream: graphqlJsCreate };
 const OURS: Engine = { name: 'ours', subscribe, createSourceEventStream };
 
-/** A result as it goes over the wire: each error as { message, locations, path, extensions }. */
-type WireResult = {
-  data?: unknown;
-  errors?: Array<{ message: string; locations?: Array<{ line: number; column: number }>; path?: Array<string | number>; extensions?: Record<string, unknown> }>;
-};
-
-function wire(result: ExecutionResult): WireResult {
-  return JSON.parse(JSON.stringify(result)) as WireResult;
-}
-
-/** An error that was thrown or rejected rather than reported: its class and message. */
-interface Thrown {
-  name: string;
-  message: string;
-}
-
-function thrown(error: unknown): Thrown {
-  return error instanceof Error ? { name: error.constructor.name, message: error.message } : { name: typeof error, message: String(error) };
-}
-
-/** One thing a subscriber saw. */
-type Step =
-  | { subscribed: 'stream' }
-  | { subscribed: 'result'; result: WireResult }
-  | { subscribeRejected: Thrown }
-  | { next: WireResult }
-  | { nextRejected: Thrown }
-  | { done: true };
-
 /** More steps than any case here takes: a stream that does not end is cut off, not waited on forever. */
 const MAX_STEPS = 20;
 
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof (value as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === 'function';
-}
-
-/** Subscribes, then pulls every event until the stream is done (or rejects, which ends it too, then pulls once more). */
-async function transcript(engine: Engine, args: SubscribeArgs): Promise<Step[]> {
-  const steps: Step[] = [];
-  let subscribed: Awaited<ReturnType<SubscribeFn>>;
-  try {
-    subscribed = await engine.subscribe(args);
-  } catch (error) {
-    return [{ subscribeRejected: thrown(error) }];
-  }
-  if (!isAsyncIterable(subscribed)) return [{ subscribed: 'result', result: wire(subscribed) }];
-  steps.push({ subscribed: 'stream' });
-  const iterator = subscribed[Symbol.asyncIterator]();
-  while (steps.length < MAX_STEPS) {
-    try {
-      const step = await iterator.next();
-      if (step.done === true) {
-        steps.push({ done: true });
-        break;
-      }
-      steps.push({ next: wire(step.value) });
-    } catch (error) {
-      steps.push({ nextRejected: thrown(error) });
-    }
-  }
-  return steps;
+/** Subscribes with the engine, then pulls every event (see support/transcript.ts). */
+function transcript(engine: Engine, args: SubscribeArgs): Promise<Step[]> {
+  return pullAll(engine.subscribe, args, MAX_STEPS);
 }
 
 /**
@@ -1088,7 +1034,7 @@ describe('subscribe: the API', () => {
     const document = parse('subscription ($n: Int!) { count(n: $n) }');
     const { expected, actual } = await onBoth(async (engine) => {
       const result = await engine.createSourceEventStream({ schema, document, contextValue: context([]) });
-      return isAsyncIterable(result) ? 'stream' : wire(result);
+      return isAsyncIterable<unknown>(result) ? 'stream' : wire(result);
     });
     expect(actual).toEqual(expected);
     expect(expected).toEqual({ errors: [{ message: 'Variable "$n" of required type "Int!" was not provided.', locations: [{ line: 1, column: 15 }] }] });
