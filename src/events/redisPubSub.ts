@@ -39,6 +39,7 @@
  */
 import type { Redis, RedisOptions } from 'ioredis';
 import { inspect } from '../jsutils/inspect.ts';
+import { loadIoredis } from '../server/loadIoredis.ts';
 import { DEFAULT_BUFFER_SIZE, Fanout, assertOpen, assertTopic, readBufferSize, readOptions } from './pubsub.ts';
 import type { PubSub } from './pubsub.ts';
 
@@ -90,7 +91,7 @@ export function createRedisPubSub(options: RedisPubSubOptions): RedisPubSub {
   function connection(role: Role): Promise<Redis> {
     let made = connections.get(role);
     if (made === undefined) {
-      made = loadIoredis().then(({ Redis }) => {
+      made = loadIoredis('createRedisPubSub').then(({ Redis }) => {
         const redis = new Redis(url, connectionOptions(role));
         // Without a listener ioredis prints every failed reconnection attempt to the console.
         redis.on('error', ignore);
@@ -182,24 +183,6 @@ function connectionOptions(role: Role): RedisOptions {
 async function disconnect(redis: Redis, role: Role): Promise<void> {
   if (role === 'publisher' && redis.status === 'ready') await redis.quit().catch(ignore);
   if (redis.status !== 'end') redis.disconnect();
-}
-
-/** The one class we use from ioredis, loaded on first use. */
-let ioredis: Promise<{ Redis: typeof Redis }> | undefined;
-
-function loadIoredis(): Promise<{ Redis: typeof Redis }> {
-  ioredis ??= import('ioredis').then(
-    (module) => ({ Redis: module.Redis }),
-    (error: unknown) => {
-      // Not remembered: once the package is installed, the next subscribe or publish finds it.
-      ioredis = undefined;
-      throw new Error(
-        `createRedisPubSub needs the ioredis package, which could not be loaded (${error instanceof Error ? error.message : String(error)}). It is an optional dependency: install it with "npm install ioredis".`,
-        { cause: error },
-      );
-    },
-  );
-  return ioredis;
 }
 
 function serialize(topic: string, payload: unknown): string {

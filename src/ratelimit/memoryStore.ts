@@ -1,0 +1,105 @@
+/**
+ * The in-memory rate-limit store: one instance's buckets, in a bounded map.
+ *
+ * Bounded: at most `maxKeys` keys (default 100,000; about 200 bytes each, see
+ * docs/benchmarks.md). A key whose buckets are all full again holds nothing a fresh key would
+ * not, so it is forgotten: on a sweep every `sweepMs` (an unref'd timer). When the
+ * map is full, the least recently charged key is dropped (idle, or else it starts again with a
+ * full bucket: in the client's favour, never against it). The map keeps keys in order of their
+ * last charge, so that one is the first in it. A key that is idle after a charge is not kept.
+ *
+ * The clock is monotonic (performance.now), so a change of the system time neither refills
+ * nor drains a bucket. Charges are synchronous: a request limited in memory is answered in the
+ * same turn of the event loop.
+ */
+import type { BucketCharge, RateLimitStore } from './store.ts';
+import { chargeBuckets } from './tokenBucket.ts';
+import type { Budget, BucketState, ChargeOutcome } from './tokenBucket.ts';
+
+export interface MemoryStoreOptions {
+  /** Most keys kept at once (default 100,000). */
+  maxKeys?: number;
+  /** How often keys whose buckets are full again are forgotten (default 60,000 ms). */
+  sweepMs?: number;
+  /** The clock in whole milliseconds (default: monotonic, from performance.now). */
+  now?: () => number;
+}
+
+interface Entry {
+  readonly states: BucketState[];
+  /** When every bucket is full again (ms): from then on the entry is equivalent to none. */
+  idleAt: number;
+}
+
+export const DEFAULT_MAX_KEYS = 100_000;
+
+export class MemoryStore implements RateLimitStore {
+  private readonly entries = new Map<string, Entry>();
+  private readonly maxKeys: number;
+  private readonly now: () => number;
+  private timer: ReturnType<typeof setInterval> | null;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
+    if (!Number.isInteger(this.maxKeys) || this.maxKeys <= 0) {
+      throw new TypeError(`rateLimit.store.maxKeys must be a positive whole number, got ${String(options.maxKeys)}.`);
+    }
+    const sweepMs = options.sweepMs ?? 60_000;
+    if (!Number.isInteger(sweepMs) || sweepMs <= 0) throw new TypeError(`rateLimit.store.sweepMs must be a positive whole number, got ${String(sweepMs)}.`);
+    this.now = options.now ?? (() => Math.floor(performance.now()));
+    this.timer = setInterval(() => this.sweep(), sweepMs);
+    this.timer.unref();
+  }
+
+  /** Keys held now. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  charge(key: string, charges: ReadonlyArray<BucketCharge>): ChargeOutcome {
+    const now = this.now();
+    let entry = this.entries.get(key);
+    if (entry !== undefined && entry.states.length !== charges.length) entry = undefined;
+    if (entry === undefined) {
+      if (this.entries.size >= this.maxKeys) this.makeRoom();
+      entry = { states: charges.map(() => ({ debt: 0, at: now })), idleAt: now };
+    } else {
+      // Moved to the end: the map stays in order of last charge.
+      this.entries.delete(key);
+    }
+    const budgets: Budget[] = [];
+    const amounts: number[] = [];
+    for (const charge of charges) {
+      budgets.push(charge.budget);
+      amounts.push(charge.amount);
+    }
+    const outcome = chargeBuckets(budgets, entry.states, amounts, now);
+    let idleAt = now;
+    for (const bucket of outcome.buckets) idleAt = Math.max(idleAt, now + bucket.fullInMs);
+    entry.idleAt = idleAt;
+    if (idleAt > now) this.entries.set(key, entry);
+    return outcome;
+  }
+
+  /** Forgets every key whose buckets are full again. */
+  sweep(): void {
+    const now = this.now();
+    for (const [key, entry] of this.entries) if (entry.idleAt <= now) this.entries.delete(key);
+  }
+
+  close(): Promise<void> {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    this.entries.clear();
+    return Promise.resolve();
+  }
+
+  /**
+   * The map is full: the least recently charged key goes (idle or not; idle keys also go on
+   * the sweep). O(1), so a flood of new keys costs each request the same.
+   */
+  private makeRoom(): void {
+    const oldest = this.entries.keys().next();
+    if (oldest.done !== true) this.entries.delete(oldest.value);
+  }
+}
