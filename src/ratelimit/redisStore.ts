@@ -167,10 +167,10 @@ export class RedisStore implements RateLimitStore {
         // Failures reach the charges that meet them; the connection retries by itself.
         redis.on('error', () => undefined);
       }
-      if ((redis as Partial<ScriptedRedis>).graphqlRateLimit === undefined) {
+      if ((redis as unknown as Partial<ScriptedRedis>).graphqlRateLimit === undefined) {
         redis.defineCommand('graphqlRateLimit', { numberOfKeys: 1, lua: RATE_LIMIT_SCRIPT });
       }
-      return redis as ScriptedRedis;
+      return redis as unknown as ScriptedRedis;
     })();
     this.connection.catch(() => {
       // ioredis could not be loaded: try again on the next charge.
