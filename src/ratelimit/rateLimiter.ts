@@ -107,6 +107,8 @@ export class RateLimiter {
   readonly store: RateLimitStore;
   readonly failOpen: boolean;
   readonly trustProxy: number;
+  /** Whether any caller has a cost budget (the cost must then be measured). */
+  readonly hasCostBudget: boolean;
   private readonly ipv6Subnet: number;
   private readonly defaultPolicy: RatePolicy;
   private readonly rolePolicies: ReadonlyArray<[role: string, policy: RatePolicy]>;
@@ -135,6 +137,7 @@ export class RateLimiter {
     if (this.defaultPolicy.budgets.length === 0 && this.rolePolicies.every(([, policy]) => policy.budgets.length === 0)) {
       throw new TypeError('rateLimit needs a requests or a cost budget (e.g. { requests: { limit: 600, windowSeconds: 60 } }).');
     }
+    this.hasCostBudget = this.defaultPolicy.cost !== null || this.rolePolicies.some(([, policy]) => policy.cost !== null);
     this.failOpen = options.failOpen ?? false;
     if (typeof this.failOpen !== 'boolean') throw new TypeError(`rateLimit.failOpen must be true or false, got ${describe(options.failOpen)}.`);
     this.trustProxy = readTrustProxy(options.trustProxy ?? 0, 'rateLimit.trustProxy');

@@ -5,13 +5,22 @@
  *
  *   authenticate ─ 401 / 403 insufficient_scope / 503                    authenticate()
  *   for each operation:                                                  run()
+ *     rate limit, requests only ─ 429 RATE_LIMITED / 503 RATE_LIMIT_UNAVAILABLE
+ *     which document: its text, a persisted one, or only trusted ones ─ PERSISTED_QUERY_*
  *     document: parse (length, tokens) + validate, cached by text ─ request errors (400)
  *     choose the operation ─ OPERATION_RESOLUTION_FAILURE; a mutation where only queries may run ─ refused
  *     limits and cost (depth, cost, nodes, ...) ─ *_LIMIT_EXCEEDED
  *     introspection, when only some roles may ─ GRAPHQL_VALIDATION_FAILED
  *     authorize, planned per set of grants ─ FORBIDDEN fields, or the whole operation (onDenied: 'reject', 403)
+ *     rate limit with a cost budget: the request and its cost, in one charge ─ 429 / 503
  *     context factory, then execute within the timeout ─ TIMEOUT; signal aborted on timeout or client gone
- *     finish: codes on every error, masking in production, the cost report
+ *     finish: codes on every error, masking in production, the cost report; the unspent cost refunded
+ *
+ * Rate limits (ratelimit/rateLimiter.ts) are charged once per operation, at one of two places:
+ * with only a requests budget, first, before the document is even looked at; with a cost
+ * budget, once the cost is known, the request and its cost together (one round trip to a
+ * shared store). An operation refused before that point (a bad document, a limit) is charged
+ * as one request and one point, so that refusals are not free to send.
  *
  * Everything between a request's text and execution depends only on that text, the caller's
  * grants and this pipeline's fixed schema, limits and rules. So a small request text seen
@@ -41,6 +50,11 @@ import type { AuthError } from '../security/authError.ts';
 import { createAuthentication } from '../security/authenticate.ts';
 import type { AuthenticationOptions, RequestHeaders } from '../security/authenticate.ts';
 import type { Identity } from '../security/identity.ts';
+import { RateLimiter, isRefusal, readTrustProxy, throttleStatus } from '../ratelimit/rateLimiter.ts';
+import type { ClientInfo, RateLimitOptions, RatePolicy, RateRefusal, RateStanding } from '../ratelimit/rateLimiter.ts';
+import type { Budget } from '../ratelimit/tokenBucket.ts';
+import { createDocumentResolver } from '../security/trustedDocuments.ts';
+import type { PersistedQueriesOptions, TrustedDocumentsOptions } from '../security/trustedDocuments.ts';
 import { GraphQLErrorCode, codedError, withCode } from './errors.ts';
 import { SubscriptionGroups } from './sharedSubscriptions.ts';
 
@@ -101,14 +115,33 @@ export interface PipelineOptions<Raw = unknown> extends AuthenticationOptions {
   shareSubscriptions?: boolean;
   /** Results a subscriber may fall behind before it gets SUBSCRIPTION_OVERFLOW, when shared (default 1,000). */
   subscriptionBufferSize?: number;
+  /**
+   * Requests and query-cost points per client per window (default: none). See
+   * ratelimit/rateLimiter.ts; a cost budget turns the cost report (`reportCost`) on.
+   */
+  rateLimit?: RateLimitOptions;
+  /**
+   * How many proxies in front of the server append to X-Forwarded-For (default 0: the socket's
+   * peer is the client). The same as `rateLimit.trustProxy`.
+   */
+  trustProxy?: number;
+  /** Automatic persisted queries (default on, registered in memory; `false` turns them off). */
+  persistedQueries?: boolean | PersistedQueriesOptions;
+  /** Allowlist mode: only the documents of this manifest run (see security/trustedDocuments.ts). */
+  trustedDocuments?: TrustedDocumentsOptions;
   log?: (entry: LogEntry) => void;
 }
 
 /** The members of one GraphQL request, as received. */
 export interface RequestParams {
-  readonly query: string;
+  /** The document's text; null when the request names a persisted or trusted document instead. */
+  readonly query: string | null;
   readonly operationName: string | null;
   readonly variables: Record<string, unknown> | null;
+  /** The request's `extensions` (where `persistedQuery` is). */
+  readonly extensions?: Readonly<Record<string, unknown>> | null;
+  /** A trusted document's id (GraphQL over HTTP's `documentId`). */
+  readonly documentId?: string;
 }
 
 /** One operation to run, as a transport hands it over. */
@@ -126,6 +159,8 @@ export interface OperationRequest<Raw = unknown> {
   readonly streams?: boolean;
   /** What a WebSocket client sent with `connection_init`, for the context factory. */
   readonly connectionParams?: Readonly<Record<string, unknown>>;
+  /** Where the request came from (socket peer, X-Forwarded-For): who an anonymous caller is counted as. */
+  readonly client?: ClientInfo;
   /**
    * Registers a callback for the client going away before the response is complete; called at
    * once if it already has. Registered only for executions that go asynchronous.
@@ -134,7 +169,12 @@ export interface OperationRequest<Raw = unknown> {
 }
 
 /** What running an operation came to. */
-export type OperationOutcome = OperationResult | OperationStream | NotAllowed;
+export type OperationOutcome = OperationResult | OperationStream | NotAllowed | RateLimited;
+
+/** Refused by the rate limiter: over budget (429) or the limiter's store away (503). Nothing ran. */
+export interface RateLimited {
+  readonly rateLimited: RateRefusal;
+}
 
 /**
  * A subscription's response stream: one finished result per event. Closing it (`return()`)
@@ -142,6 +182,8 @@ export type OperationOutcome = OperationResult | OperationStream | NotAllowed;
  */
 export interface OperationStream {
   readonly stream: AsyncGenerator<ExecutionResult, void, void>;
+  /** The caller's rate-limit standing, when limits are on. */
+  readonly rate?: RateStanding;
 }
 
 export interface OperationResult {
@@ -155,6 +197,8 @@ export interface OperationResult {
    * generated writer writes `data` (compileStringify.ts). Otherwise the native JSON.stringify does.
    */
   readonly writer?: SelectionPlan | null;
+  /** The caller's rate-limit standing after this operation, when limits are on (for RateLimit headers). */
+  readonly rate?: RateStanding;
 }
 
 /** An operation this request may not carry: a mutation over GET. */
@@ -169,23 +213,27 @@ export interface KnownRequest {
 }
 
 /** An operation that has passed every check before execution, for one set of grants. */
-interface ReadyOperation {
-  /** The chosen operation, planned for `access` (it holds the schema, document and operation). */
-  readonly plan: OperationPlan;
-  readonly access: GrantAccess | null;
-  readonly kind: OperationDefinitionNode['operation'];
-  /** Whether it reads the schema (introspection), which `introspection: { roles }` checks per caller. */
-  readonly introspects: boolean;
-  /** The cost analysis, for the cost report (null when limits are off). */
-  readonly analysis: Analysis | null;
-  /** The root selection plan when the result is small (see isSmall), whose generated writer writes `data`. */
-  readonly writer: SelectionPlan | null;
+class ReadyOperation {
+  constructor(
+    /** The chosen operation, planned for `access` (it holds the schema, document and operation). */
+    readonly plan: OperationPlan,
+    readonly access: GrantAccess | null,
+    readonly kind: OperationDefinitionNode['operation'],
+    /** Whether it reads the schema (introspection), which `introspection: { roles }` checks per caller. */
+    readonly introspects: boolean,
+    /** The cost analysis, for the cost report and a cost budget. */
+    readonly analysis: Analysis | null,
+    /** The root selection plan when the result is small (see isSmall), whose generated writer writes `data`. */
+    readonly writer: SelectionPlan | null,
+  ) {}
 }
 
 export interface OperationPipeline<Raw = unknown> {
   readonly schema: GraphQLSchema;
   readonly limits: Limits;
   readonly production: boolean;
+  /** The rate limiter, when `rateLimit` is set. */
+  readonly rateLimiter: RateLimiter | null;
   /** Who is calling, from the request's headers (or what a transport gives as such). */
   authenticate(headers: RequestHeaders): MaybePromise<Identity | AuthError>;
   /** The `WWW-Authenticate` value for an authentication failure (null for a 503). */
@@ -227,7 +275,10 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   const production = options.production ?? process.env.NODE_ENV === 'production';
   const introspection = options.introspection ?? !production;
   const introspectionRoles = typeof introspection === 'object' ? checkIntrospectionRoles(introspection) : null;
-  const reportCost = options.reportCost ?? true;
+  const limiter = options.rateLimit === undefined ? null : new RateLimiter(rateLimitOptions(options), options.schema);
+  // Refunds need the actual cost, and a cost budget is reported where it is spent.
+  const reportCost = (options.reportCost ?? true) || limiter?.hasCostBudget === true;
+  const resolver = createDocumentResolver(options.persistedQueries, options.trustedDocuments);
   const timeoutMs = options.executionTimeoutMs ?? 10_000;
   const onDenied = options.onDenied ?? 'null';
   if (onDenied !== 'null' && onDenied !== 'reject') throw new TypeError(`onDenied must be 'null' or 'reject', got ${String(onDenied)}.`);
@@ -246,6 +297,13 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     options.shareSubscriptions === false ? null : new SubscriptionGroups(positiveCount(options.subscriptionBufferSize ?? 1000, 'subscriptionBufferSize'));
   /** Operation refusals under onDenied: 'reject', per plan (a plan is made for one set of grants). */
   const denials = new WeakMap<OperationPlan, OperationDenials>();
+  // Every trusted document must parse and validate: a manifest that does not is a start-up error.
+  for (const [id, text] of resolver.manifest ?? []) {
+    const prepared = prepare(text);
+    if (prepared.document === null) {
+      throw new TypeError(`trustedDocuments.manifest: the document ${id} is not valid against the schema: ${prepared.errors.map((error) => error.message).join(' ')}`);
+    }
+  }
 
   function prepare(query: string): PreparedDocument {
     let prepared = documents.get(query);
@@ -276,9 +334,70 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     return introspectionRoles === null || hasAnyRole(schema, identity, introspectionRoles);
   }
 
-  /** Checks an operation (document, choice, kind, limits, introspection, authorization) and executes it; `known` then remembers it as ready. */
+  /** Runs one operation: within the rate limits when they are on. */
   function run(request: OperationRequest<Raw>, known?: KnownRequest): MaybePromise<OperationOutcome> {
-    const { params, identity } = request;
+    if (limiter === null) return runUnlimited(request, known);
+    const policy = limiter.policyFor(request.identity);
+    const key = limiter.keyFor(request.identity, request.client ?? NO_CLIENT);
+    if (policy.cost === null) {
+      // Requests only: charged before anything else is done for the request.
+      return after(limiter.admit(policy, key, 0), (admission) =>
+        isRefusal(admission) ? { rateLimited: admission } : after(runUnlimited(request, known), (outcome) => withStanding(outcome, admission)),
+      );
+    }
+    return after(readyOrChecked(request, known), (checked) => runWithCost(request, checked, limiter, policy, key));
+  }
+
+  /** Checks an operation and executes it. */
+  function runUnlimited(request: OperationRequest<Raw>, known: KnownRequest | undefined): MaybePromise<OperationOutcome> {
+    const checked = readyOrChecked(request, known);
+    if (checked instanceof Promise) return checked.then((settled) => (settled instanceof ReadyOperation ? startOperation(settled, request) : settled));
+    return checked instanceof ReadyOperation ? startOperation(checked, request) : checked;
+  }
+
+  /**
+   * A cost budget: the request and its requested cost (at least 1) are charged together once
+   * the cost is known; after execution what was not spent is given back, and the result says
+   * where the budget stands (`extensions.cost.throttleStatus`).
+   */
+  function runWithCost(
+    request: OperationRequest<Raw>,
+    checked: ReadyOperation | OperationResult | NotAllowed,
+    rateLimiter: RateLimiter,
+    policy: RatePolicy,
+    key: string,
+  ): MaybePromise<OperationOutcome> {
+    const budget = policy.cost as Budget;
+    let refused: OperationResult | NotAllowed | null = checked instanceof ReadyOperation ? null : checked;
+    const requested = checked instanceof ReadyOperation ? Math.max(checked.analysis?.cost ?? 0, 1) : 1;
+    if (requested > budget.limit) {
+      // It could never be served, whatever the client waited: a request error, not a 429.
+      refused = requestErrors([
+        codedError(
+          `Query cost ${requested} exceeds the rate-limit budget of ${budget.limit} points per ${budget.windowMs / 1000} s.`,
+          'COST_LIMIT_EXCEEDED',
+          { measured: requested, limit: budget.limit },
+        ),
+      ]);
+    }
+    const charged = refused === null ? requested : 1;
+    return after(rateLimiter.admit(policy, key, charged), (admission): MaybePromise<OperationOutcome> => {
+      if (isRefusal(admission)) return { rateLimited: admission };
+      if (refused !== null) return withStanding(refused, admission);
+      return after(startOperation(checked as ReadyOperation, request), (outcome) => {
+        if (!('result' in outcome)) return withStanding(outcome, admission);
+        const cost = outcome.result.extensions?.['cost'] as { actual?: number } | undefined;
+        const standing = cost?.actual === undefined ? admission : rateLimiter.refund(admission, key, charged - Math.max(cost.actual, 1));
+        const status = throttleStatus(standing);
+        const result = cost === undefined || status === null ? outcome.result : { ...outcome.result, extensions: { ...outcome.result.extensions, cost: { ...cost, throttleStatus: status } } };
+        return { ...outcome, result, rate: standing };
+      });
+    });
+  }
+
+  /** The operation ready to run (at once for a known request that passed before), or why it may not. */
+  function readyOrChecked(request: OperationRequest<Raw>, known: KnownRequest | undefined): MaybePromise<ReadyOperation | OperationResult | NotAllowed> {
+    const { identity } = request;
     const access = checksAccess ? accessFor(schema, identity) : null;
     const ready = known?.ready;
     if (
@@ -287,10 +406,19 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       (ready.kind === 'query' || (ready.kind === 'mutation' ? !request.readOnly : request.streams === true)) &&
       (!ready.introspects || mayIntrospect(identity))
     ) {
-      return startOperation(ready, request);
+      return ready;
     }
+    const text = resolver.resolve(request.params);
+    if (text instanceof Promise) {
+      return text.then((settled) => (typeof settled === 'string' ? check(request, known, settled, access) : requestErrors([settled])));
+    }
+    return typeof text === 'string' ? check(request, known, text, access) : requestErrors([text]);
+  }
 
-    const prepared = prepare(params.query);
+  /** Checks an operation (document, choice, kind, limits, introspection, authorization); `known` then remembers it as ready. */
+  function check(request: OperationRequest<Raw>, known: KnownRequest | undefined, query: string, access: GrantAccess | null): ReadyOperation | OperationResult | NotAllowed {
+    const { params, identity } = request;
+    const prepared = prepare(query);
     if (prepared.document === null) return requestErrors(prepared.errors);
     const document = prepared.document;
 
@@ -326,16 +454,9 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       if (denied.errors.length > 0) return { result: { errors: [...denied.errors] }, requestError: true, denied };
     }
 
-    const operation: ReadyOperation = {
-      plan,
-      access,
-      kind,
-      introspects,
-      analysis: checked.analysis,
-      writer: isSmall(checked.analysis) ? plan.root : null,
-    };
+    const operation = new ReadyOperation(plan, access, kind, introspects, checked.analysis, isSmall(checked.analysis) ? plan.root : null);
     if (known !== undefined) known.ready = operation;
-    return startOperation(operation, request);
+    return operation;
   }
 
   /** Makes the operation's context, then executes it (or subscribes: shared, see sharedSubscriptions.ts). */
@@ -468,6 +589,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     schema,
     limits,
     production,
+    rateLimiter: limiter,
     authenticate: authentication.authenticate,
     challenge: (error) => challengeFor(error, authentication.schemes, realm),
     known: (text) => (text.length <= SMALL_REQUEST ? knownRequests.get(text) : undefined),
@@ -480,6 +602,29 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     run,
     streamError,
   };
+}
+
+/** A value now or later, then `next` of it: synchronous as long as the value is. */
+function after<T, U>(value: MaybePromise<T>, next: (settled: T) => MaybePromise<U>): MaybePromise<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+const NO_CLIENT: ClientInfo = {};
+
+/** The outcome, with the caller's rate-limit standing for the transport to report. */
+function withStanding(outcome: OperationOutcome, standing: RateStanding): OperationOutcome {
+  return 'result' in outcome || 'stream' in outcome ? { ...outcome, rate: standing } : outcome;
+}
+
+/** `rateLimit`, with `trustProxy` given at the top level or in it (not both, unless equal). */
+function rateLimitOptions(options: PipelineOptions<never>): RateLimitOptions {
+  const rateLimit = options.rateLimit as RateLimitOptions;
+  if (options.trustProxy === undefined) return rateLimit;
+  const trustProxy = readTrustProxy(options.trustProxy, 'trustProxy');
+  if (rateLimit !== null && typeof rateLimit === 'object' && rateLimit.trustProxy !== undefined && rateLimit.trustProxy !== trustProxy) {
+    throw new TypeError(`trustProxy (${trustProxy}) and rateLimit.trustProxy (${String(rateLimit.trustProxy)}) differ; set one.`);
+  }
+  return rateLimit !== null && typeof rateLimit === 'object' ? { ...rateLimit, trustProxy } : rateLimit;
 }
 
 function positiveCount(value: number, name: string): number {
@@ -563,11 +708,15 @@ export function readParams(payload: unknown): RequestParams | GraphQLError {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
     return codedError('A GraphQL request must be a JSON object with a "query".', GraphQLErrorCode.BadRequest);
   }
-  const { query, operationName, variables, extensions } = payload as Record<string, unknown>;
-  if (query === undefined || query === null) {
+  const { query, operationName, variables, extensions, documentId } = payload as Record<string, unknown>;
+  if (documentId !== undefined && typeof documentId !== 'string') {
+    return codedError(`"documentId" must be a string, got ${describe(documentId)}.`, GraphQLErrorCode.BadRequest);
+  }
+  const named = documentId !== undefined || (extensions != null && typeof extensions === 'object' && (extensions as Record<string, unknown>)['persistedQuery'] != null);
+  if ((query === undefined || query === null) && !named) {
     return codedError('The request has no "query"; expected the GraphQL document as a string.', GraphQLErrorCode.BadRequest);
   }
-  if (typeof query !== 'string') {
+  if (query != null && typeof query !== 'string') {
     return codedError(`"query" must be a string, got ${describe(query)}.`, GraphQLErrorCode.BadRequest);
   }
   if (operationName != null && typeof operationName !== 'string') {
@@ -579,9 +728,13 @@ export function readParams(payload: unknown): RequestParams | GraphQLError {
   if (extensions != null && (typeof extensions !== 'object' || Array.isArray(extensions))) {
     return codedError(`"extensions" must be an object or null, got ${describe(extensions)}.`, GraphQLErrorCode.BadRequest);
   }
-  return {
-    query,
+  const params: { -readonly [K in keyof RequestParams]: RequestParams[K] } = {
+    query: (query as string | null | undefined) ?? null,
     operationName: (operationName as string | null | undefined) ?? null,
     variables: (variables as Record<string, unknown> | null | undefined) ?? null,
   };
+  // Only present members are set: most requests have neither, and keep the smaller shape.
+  if (extensions != null) params.extensions = extensions as Record<string, unknown>;
+  if (documentId !== undefined) params.documentId = documentId;
+  return params;
 }

@@ -9,10 +9,13 @@
  *   Accept ─ 406          Content-Type ─ 415
  *   authenticate (the pipeline) ─ 401 / 403 / 503 with WWW-Authenticate
  *   JSON body and members ─ 400 BAD_REQUEST      batch size ─ 400 BATCH_LIMIT_EXCEEDED
- *   for each operation: the pipeline (a mutation over GET ─ 405)
+ *   for each operation: the pipeline (a mutation over GET ─ 405; over the rate limit ─ 429 with
+ *            Retry-After, or 503 when the limiter's store is away; a batch's item refused
+ *            gets RATE_LIMITED in its place)
  *   respond: application/graphql-response+json (400 when there is no data, 403 when the
  *            operation was refused for its fields) or application/json (200), ETag and 304
- *            for GET, CORS headers for listed origins; or, for `Accept: text/event-stream`,
+ *            for GET, RateLimit-Policy and RateLimit when limits are on, CORS headers for listed
+ *            origins; or, for `Accept: text/event-stream`,
  *            Server-Sent Events (eventStream.ts): a subscription's results as they come
  *
  * Media types and status codes follow the GraphQL-over-HTTP specification.
@@ -44,6 +47,8 @@ import type { CorsOptions } from '../../security/cors.ts';
 import { createCsrfCheck } from '../../security/csrf.ts';
 import type { CsrfPreventionOptions } from '../../security/csrf.ts';
 import type { Identity } from '../../security/identity.ts';
+import { rateLimitHeader } from '../../ratelimit/rateLimiter.ts';
+import type { ClientInfo, RateRefusal, RateStanding } from '../../ratelimit/rateLimiter.ts';
 import { LruCache } from '../../jsutils/lruCache.ts';
 import { stringifySmall } from '../../jsutils/stringifySmall.ts';
 
@@ -60,6 +65,8 @@ export interface PlainRequest<Raw = unknown> {
   readonly body: string | null;
   /** The transport's own request object, handed to the context factory. */
   readonly raw: Raw;
+  /** The address of the socket's peer (for rate limits by address). */
+  readonly remoteAddress?: string | undefined;
   /**
    * Registers a callback for the client going away before the response is complete; called
    * at once if it already has. The handler registers only for executions that go asynchronous:
@@ -128,11 +135,13 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
     mediaType: string,
     results: ExecutionResult | ExecutionResult[],
     outcome: OperationResult | null,
+    standing: RateStanding | undefined = outcome?.rate,
   ): HandlerResponse {
     const writer = outcome?.writer ?? null;
     const body = writer !== null && !Array.isArray(results) ? resultText(results, writer) : JSON.stringify(results);
     const status = mediaType !== GRAPHQL_RESPONSE || outcome === null || !outcome.requestError ? 200 : outcome.denied !== undefined ? 403 : 400;
     const headers: Record<string, string> = { 'content-type': mediaType };
+    if (standing !== undefined) addRateHeaders(headers, standing);
     const denied = outcome?.denied;
     if (denied !== undefined && denied.missingScopes.length > 0) {
       const refusal = insufficientScope('Bearer', 'The credential lacks scopes this operation needs.', denied.missingScopes);
@@ -152,6 +161,8 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
   /** A batch's operations run one after another; each gets its own result. */
   async function runBatch(request: PlainRequest<Raw>, mediaType: string, identity: Identity, items: unknown[]): Promise<HandlerResponse> {
     const results: ExecutionResult[] = [];
+    // The headers report the standing after the last operation charged.
+    let standing: RateStanding | undefined;
     for (const item of items) {
       const params = readParams(item);
       if (params instanceof GraphQLError) {
@@ -160,9 +171,16 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
       }
       const outcome = await pipeline.run(operationRequest(request, identity, params, false));
       if ('notAllowed' in outcome) return notAllowed(outcome.notAllowed);
+      if ('rateLimited' in outcome) {
+        const refusal = outcome.rateLimited;
+        standing = refusal.standing ?? standing;
+        results.push({ errors: [codedError(refusal.message, refusal.code, { retryAfter: refusal.retryAfter })] });
+        continue;
+      }
+      standing = (outcome as OperationResult).rate ?? standing;
       results.push((outcome as OperationResult).result);
     }
-    return respondWith(request, mediaType, results, null);
+    return respondWith(request, mediaType, results, null, standing);
   }
 
   function handle(request: PlainRequest<Raw>): MaybePromise<HandlerResponse> {
@@ -249,6 +267,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
 
   function respondToSettled(request: PlainRequest<Raw>, mediaType: string, outcome: OperationOutcome): HandlerResponse {
     if ('notAllowed' in outcome) return notAllowed(outcome.notAllowed);
+    if ('rateLimited' in outcome) return rateLimited(outcome.rateLimited);
     if (mediaType === EVENT_STREAM) return eventStreamResponse(outcome);
     return respondWith(request, mediaType, (outcome as OperationResult).result, outcome as OperationResult);
   }
@@ -257,7 +276,9 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
   function eventStreamResponse(outcome: OperationResult | OperationStream): HandlerResponse {
     const body = new EventStream('stream' in outcome ? outcome.stream : outcome.result, heartbeatMs, pipeline.streamError);
     // X-Accel-Buffering: a proxy such as nginx would otherwise hold events back to fill its buffer.
-    return [body, { status: 200, headers: { 'content-type': EVENT_STREAM, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } }];
+    const headers: Record<string, string> = { 'content-type': EVENT_STREAM, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
+    if (outcome.rate !== undefined) addRateHeaders(headers, outcome.rate);
+    return [body, { status: 200, headers }];
   }
 
   /** 401, 403 or 503, in the service's error shape, with the challenge that says what to send. */
@@ -296,6 +317,11 @@ class HttpOperation<Raw> implements OperationRequest<Raw> {
   readonly streams: boolean;
   private readonly request: PlainRequest<Raw>;
 
+  /** Read only by the rate limiter, for anonymous callers. */
+  get client(): ClientInfo {
+    return { remoteAddress: this.request.remoteAddress, forwardedFor: this.request.headers['x-forwarded-for'] };
+  }
+
   constructor(request: PlainRequest<Raw>, identity: Identity, params: RequestParams, streams: boolean) {
     this.params = params;
     this.identity = identity;
@@ -308,6 +334,24 @@ class HttpOperation<Raw> implements OperationRequest<Raw> {
   onClientGone(callback: () => void): void {
     this.request.onClientGone?.(callback);
   }
+}
+
+/**
+ * Over the rate limit (429) or the limiter's store away (503): `{ error: { code, message } }`,
+ * Retry-After in seconds, and where the budgets stand.
+ */
+function rateLimited(refusal: RateRefusal): HandlerResponse {
+  const headers: Record<string, string> = { 'content-type': JSON_RESPONSE, 'retry-after': String(refusal.retryAfter) };
+  if (refusal.standing !== null) addRateHeaders(headers, refusal.standing);
+  return [JSON.stringify({ error: { code: refusal.code, message: refusal.message } }), { status: refusal.status, headers }];
+}
+
+/** RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers). */
+function addRateHeaders(headers: Record<string, string>, standing: RateStanding): void {
+  const current = rateLimitHeader(standing);
+  if (current === null) return;
+  headers['ratelimit-policy'] = standing.policy.header;
+  headers['ratelimit'] = current;
 }
 
 function notAllowed(kind: 'mutation'): HandlerResponse {

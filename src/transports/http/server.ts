@@ -409,6 +409,11 @@ class NodeRequest implements PlainRequest<IncomingMessage> {
     this.res = res;
   }
 
+  /** Read only when rate limits count an anonymous caller by address. */
+  get remoteAddress(): string | undefined {
+    return this.raw.socket.remoteAddress;
+  }
+
   /** The response closing before it was complete means the client went away. */
   onClientGone(callback: () => void): void {
     const res = this.res;

@@ -23,6 +23,7 @@ import type { OperationPipeline, OperationRequest, RequestParams } from '../../s
 import { AuthError } from '../../security/authError.ts';
 import type { RequestHeaders } from '../../security/authenticate.ts';
 import type { Identity } from '../../security/identity.ts';
+import type { ClientInfo } from '../../ratelimit/rateLimiter.ts';
 import { codedError } from '../../server/errors.ts';
 import { resultText } from '../resultText.ts';
 
@@ -73,6 +74,8 @@ export interface Upgrade<Raw> {
   readonly headers: RequestHeaders;
   /** The transport's request object, handed to the context factory. */
   readonly raw: Raw;
+  /** Where the upgrade came from: who an anonymous caller is counted as by the rate limiter. */
+  readonly client?: ClientInfo;
 }
 
 /** One socket's connection: the adapter passes it every text message, and tells it when the socket closed. */
@@ -231,6 +234,7 @@ class GraphQLConnection<Raw> implements Connection {
       readOnly: false,
       streams: true,
       connectionParams: this.connectionParams ?? undefined,
+      client: this.upgrade.client,
     };
     let running: ReturnType<OperationPipeline<Raw>['run']>;
     try {
@@ -246,6 +250,10 @@ class GraphQLConnection<Raw> implements Connection {
           this.stream(id, operation, outcome.stream);
         } else if ('notAllowed' in outcome || operation.ended) {
           this.forget(id, operation);
+        } else if ('rateLimited' in outcome) {
+          // Over the limit (or the limiter's store away): this subscribe is refused, the connection stays.
+          const refusal = outcome.rateLimited;
+          this.finish(id, operation, { id, type: MessageType.Error, payload: [codedError(refusal.message, refusal.code, { retryAfter: refusal.retryAfter })] });
         } else if (outcome.requestError) {
           this.finish(id, operation, { id, type: MessageType.Error, payload: outcome.result.errors ?? [] });
         } else {
@@ -379,7 +387,8 @@ function subscribeParams(payload: unknown): RequestParams | string {
   }
   if (variables !== undefined && variables !== null && !isObject(variables)) return 'Invalid message received: "variables" must be an object or null';
   if (extensions !== undefined && extensions !== null && !isObject(extensions)) return 'Invalid message received: "extensions" must be an object or null';
-  return { query, operationName: operationName ?? null, variables: (variables ?? null) as Record<string, unknown> | null };
+  const params = { query, operationName: operationName ?? null, variables: (variables ?? null) as Record<string, unknown> | null };
+  return extensions == null ? params : { ...params, extensions: extensions as Record<string, unknown> };
 }
 
 /**

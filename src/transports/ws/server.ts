@@ -100,7 +100,7 @@ export function attachWebSocket(
           ws.close(code, reason);
         },
       },
-      { headers: req.headers, raw: req },
+      { headers: req.headers, raw: req, client: { remoteAddress: req.socket.remoteAddress, forwardedFor: req.headers['x-forwarded-for'] } },
     );
     sockets.set(ws, connection);
     ws.on('message', (data: RawData, isBinary: boolean) => {
