@@ -10,7 +10,11 @@
  *                      opaque access tokens, checked at the issuer (RFC 7662)
  *   REQUIRE_AUTH       true: refuse requests without a credential (401)
  *   CORS_ORIGINS       web origins allowed to call the API, separated by commas (or *)
- *   REDIS_URL          events go through Redis, so that several instances share subscriptions
+ *   RATE_LIMIT_PER_MINUTE   operations per client per minute (default: no limit); admins get 10×
+ *   COST_LIMIT_PER_MINUTE   query-cost points per client per minute (default: no limit); admins 10×
+ *   TRUST_PROXY        how many proxies in front append to X-Forwarded-For (default 0)
+ *   REDIS_URL          events, rate limits and persisted queries go through Redis, so that
+ *                      several instances share subscriptions, budgets and registered queries
  *   NODE_ENV           production: demo keys refused (401), no introspection, errors masked
  */
 import { readFileSync } from 'node:fs';
@@ -20,6 +24,8 @@ import { createRedisPubSub } from '../events/redisPubSub.ts';
 import { apiKeyAuth, hashApiKey } from '../security/apiKeyAuth.ts';
 import type { Authenticator } from '../security/authenticate.ts';
 import type { CorsOptions } from '../security/cors.ts';
+import type { RateLimitOptions } from '../ratelimit/rateLimiter.ts';
+import type { PersistedQueriesOptions } from '../security/trustedDocuments.ts';
 import { jwtAuth } from '../security/jwtAuth.ts';
 import { oauth2IntrospectionAuth } from '../security/oauth2IntrospectionAuth.ts';
 
@@ -35,6 +41,9 @@ export interface DemoSecurity {
   authenticate: Authenticator[];
   requireAuthentication: boolean;
   cors?: CorsOptions;
+  rateLimit?: RateLimitOptions;
+  trustProxy?: number;
+  persistedQueries?: PersistedQueriesOptions;
 }
 
 /** The settings the environment asks for; throws a TypeError naming a variable that is wrong. */
@@ -76,7 +85,44 @@ export function demoSecurity(env: Readonly<Record<string, string | undefined>>):
   const security: DemoSecurity = { production, authenticate, requireAuthentication };
   const origins = set(env['CORS_ORIGINS']);
   if (origins !== undefined) security.cors = { origins: origins.trim() === '*' ? '*' : origins.split(',').map(checkedOrigin) };
+  const trustProxy = set(env['TRUST_PROXY']);
+  if (trustProxy !== undefined) security.trustProxy = count('TRUST_PROXY', trustProxy, 0);
+  const rateLimit = demoRateLimit(env);
+  if (rateLimit !== undefined) security.rateLimit = rateLimit;
+  if (set(env['REDIS_URL']) !== undefined) security.persistedQueries = { store: { type: 'redis', url: set(env['REDIS_URL']) as string } };
   return security;
+}
+
+/** Budgets per minute from the environment (none unless asked), shared through Redis when REDIS_URL is set; admins get ten times as much. */
+function demoRateLimit(env: Readonly<Record<string, string | undefined>>): RateLimitOptions | undefined {
+  const requests = set(env['RATE_LIMIT_PER_MINUTE']);
+  const cost = set(env['COST_LIMIT_PER_MINUTE']);
+  if (requests === undefined && cost === undefined) return undefined;
+  const perMinute = (limit: number) => ({ limit, windowSeconds: 60 });
+  const options: RateLimitOptions = {};
+  const admin: NonNullable<RateLimitOptions['roles']>[string] = {};
+  if (requests !== undefined) {
+    const limit = count('RATE_LIMIT_PER_MINUTE', requests, 1);
+    options.requests = perMinute(limit);
+    admin.requests = perMinute(limit * 10);
+  }
+  if (cost !== undefined) {
+    const limit = count('COST_LIMIT_PER_MINUTE', cost, 1);
+    options.cost = perMinute(limit);
+    admin.cost = perMinute(limit * 10);
+  }
+  options.roles = { admin };
+  const redisUrl = set(env['REDIS_URL']);
+  if (redisUrl !== undefined) options.store = { type: 'redis', url: redisUrl };
+  return options;
+}
+
+function count(name: string, value: string, least: number): number {
+  const number = Number(value.trim());
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(number) || number < least) {
+    throw new TypeError(`${name} must be a whole number${least > 0 ? ` of at least ${least}` : ''}, got "${value}".`);
+  }
+  return number;
 }
 
 /** The pub/sub the demo's events go through: Redis when REDIS_URL is set (several instances share it), else memory. */

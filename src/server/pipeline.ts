@@ -249,6 +249,8 @@ export interface OperationPipeline<Raw = unknown> {
    * GraphQLError as it is, coded; anything else is a fault, masked in production and logged.
    */
   streamError(error: unknown): GraphQLError;
+  /** Releases what the rate limiter's and persisted queries' stores hold (timers, Redis connections). */
+  close(): Promise<void>;
 }
 
 /**
@@ -601,6 +603,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     },
     run,
     streamError,
+    close: () => Promise.all([limiter?.close(), resolver.close()]).then(() => undefined),
   };
 }
 

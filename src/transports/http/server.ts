@@ -48,7 +48,7 @@ export interface ServerOptions extends HandlerOptions<IncomingMessage> {
 export interface GraphQLServer extends http.Server {
   /**
    * Stops accepting connections, lets in-flight requests finish (within the grace period), then
-   * closes. Subscriptions end at once: WebSockets are closed with 1001, event streams complete.
+   * closes (the pipeline's stores too). Subscriptions end at once: WebSockets are closed with 1001, event streams complete.
    */
   shutdown(): Promise<void>;
   /** The WebSocket transport, when on: how many sockets are open. */
@@ -285,7 +285,8 @@ export function createServer(options: ServerOptions): GraphQLServer {
     closing = true;
     server.closeIdleConnections();
     for (const events of eventStreams) events.finish();
-    return Promise.all([httpClosed, websocket?.shutdown(graceMs)]).then(() => undefined);
+    // Once nothing runs any more: the rate limiter's and persisted queries' stores (Redis connections, timers).
+    return Promise.all([httpClosed, websocket?.shutdown(graceMs)]).then(() => handle.pipeline.close());
   };
   return server;
 }
