@@ -16,6 +16,9 @@
  * `hello-auth` (run with the others unless scenarios are named) sends `{ hello }` with no
  * credential, with a JWT bearer token and with an API key, each to its own process of our
  * server, and reports each rate against the unauthenticated one (see runAuthenticated).
+ * `hello-ratelimit` likewise sends `{ hello }` to our server with no rate limit, with the
+ * memory limiter and with the Redis store (REDIS_URL, default redis://127.0.0.1:6379; left out
+ * when Redis does not answer), each charging every request (see runRateLimited).
  *
  * The report is a Markdown table of requests per second, p99 latency and ratios against the
  * ceiling, the JSON floor and mercurius measured in the same run, then the CPU each side used. autocannon runs
@@ -67,12 +70,19 @@ const NO_CREDENTIAL = 'no credential';
 const JWT_BEARER = 'JWT bearer';
 const API_KEY = 'API key';
 
+/** `{ hello }` through the rate limiter, against the same server without one. */
+const RATE_LIMIT_SCENARIO = 'hello-ratelimit';
+const NO_LIMITER = 'no limiter';
+const MEMORY_LIMITER = 'memory limiter';
+const REDIS_LIMITER = 'Redis limiter';
+
 /** The bars the issues set. They are reported against the run, never asserted. */
 const BARS = [
   { scenario: 'hello', server: 'ours', against: 'ceiling', atLeast: 0.9 },
   { scenario: 'nested-lists', server: 'ours', against: 'mercurius', atLeast: 1.5 },
   { scenario: AUTH_SCENARIO, server: JWT_BEARER, against: NO_CREDENTIAL, atLeast: 0.9 },
   { scenario: AUTH_SCENARIO, server: API_KEY, against: NO_CREDENTIAL, atLeast: 0.9 },
+  { scenario: RATE_LIMIT_SCENARIO, server: MEMORY_LIMITER, against: NO_LIMITER, atLeast: 0.95 },
 ] as const;
 
 /** A server under load and the headers it is sent; rows are by label (a server's name, or a credential). */
@@ -295,15 +305,16 @@ function readCount(name: string, defaultValue: number, unit: string): number {
 }
 
 /** The scenarios named on the command line (all of them when none is), and whether the authenticated run is one. */
-function selectScenarios(names: string[]): { scenarios: HttpScenario[]; authenticated: boolean } {
-  if (names.length === 0) return { scenarios: [...SCENARIOS], authenticated: true };
-  const known = [...SCENARIOS.map((scenario) => scenario.name), AUTH_SCENARIO];
+function selectScenarios(names: string[]): { scenarios: HttpScenario[]; authenticated: boolean; rateLimited: boolean } {
+  if (names.length === 0) return { scenarios: [...SCENARIOS], authenticated: true, rateLimited: true };
+  const known = [...SCENARIOS.map((scenario) => scenario.name), AUTH_SCENARIO, RATE_LIMIT_SCENARIO];
   for (const name of names) {
     if (!known.includes(name)) throw new TypeError(`Unknown scenario "${name}"; the scenarios are: ${known.join(', ')}.`);
   }
   return {
     scenarios: SCENARIOS.filter((scenario) => names.includes(scenario.name)),
     authenticated: names.includes(AUTH_SCENARIO),
+    rateLimited: names.includes(RATE_LIMIT_SCENARIO),
   };
 }
 
@@ -344,6 +355,42 @@ async function runAuthenticated(timing: Timing, scratch: string): Promise<Row[]>
   }
 }
 
+/**
+ * `{ hello }` to our server without a rate limit, with the memory limiter, and with the Redis
+ * store (one round trip to Redis per request: the floor for a limit shared by instances), each
+ * in its own process. Every request is charged; the budget is never exhausted.
+ */
+async function runRateLimited(timing: Timing): Promise<Row[]> {
+  const scenario = SCENARIOS.find((candidate) => candidate.name === 'hello') as HttpScenario;
+  const expected = expectedData(scenario);
+  const started: RunningServer[] = [];
+  try {
+    const start = async (args: string[] = []) => {
+      const server = await startServer('ours', args);
+      started.push(server);
+      return server;
+    };
+    const contenders: Contender[] = [
+      { label: NO_LIMITER, server: await start(), headers: REQUEST_HEADERS },
+      { label: MEMORY_LIMITER, server: await start(['--rate-limit=memory']), headers: REQUEST_HEADERS },
+    ];
+    const redis = await start(['--rate-limit=redis']);
+    const probe = await post(redis.url, REQUEST_HEADERS, requestBody(scenario));
+    if (probe.status === 200) contenders.push({ label: REDIS_LIMITER, server: redis, headers: REQUEST_HEADERS });
+    else console.error(`${RATE_LIMIT_SCENARIO}: the Redis store answered ${probe.status} (is Redis running at REDIS_URL?); measured without it.`);
+    for (const contender of contenders) await assertServerAnswers(contender, scenario, expected);
+    // The limiting servers must really limit: their answers say where the budget stands.
+    for (const contender of contenders.slice(1)) {
+      const answer = await post(contender.server.url, REQUEST_HEADERS, requestBody(scenario));
+      if (answer.headers['ratelimit'] === undefined) throw new Error(`${RATE_LIMIT_SCENARIO}: the ${contender.label} server sent no RateLimit header.`);
+    }
+    console.error(`${RATE_LIMIT_SCENARIO}: every server answers the expected data, the limiters with RateLimit headers; measuring…`);
+    return await measureServers(contenders, scenario, timing, RATE_LIMIT_SCENARIO);
+  } finally {
+    await Promise.all(started.map((server) => server.stop()));
+  }
+}
+
 const formatRate = (rate: number) => rate.toLocaleString('en-US', { maximumFractionDigits: 0 });
 const formatShare = (share: number) => `${Math.round(share * 100)}%`;
 
@@ -358,8 +405,9 @@ function ratio(rows: readonly Row[], row: Row, against: string): number {
 }
 
 function printReport(allRows: readonly Row[], { seconds, warmupSeconds }: Timing): void {
-  const rows = allRows.filter((row) => row.scenario !== AUTH_SCENARIO);
+  const rows = allRows.filter((row) => row.scenario !== AUTH_SCENARIO && row.scenario !== RATE_LIMIT_SCENARIO);
   const authRows = allRows.filter((row) => row.scenario === AUTH_SCENARIO);
+  const limitedRows = allRows.filter((row) => row.scenario === RATE_LIMIT_SCENARIO);
   const cpus = os.cpus();
   console.log(
     `Node ${process.version} (${process.platform} ${process.arch}, ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}), ` +
@@ -369,6 +417,7 @@ function printReport(allRows: readonly Row[], { seconds, warmupSeconds }: Timing
   );
   if (rows.length > 0) printServers(rows);
   if (authRows.length > 0) printAuthenticated(authRows);
+  if (limitedRows.length > 0) printRateLimited(limitedRows);
   printBars(allRows);
 }
 
@@ -424,6 +473,22 @@ function printAuthenticated(rows: readonly Row[]): void {
   }
 }
 
+/** `{ hello }` by rate limiter: rates, the ratio to no limiter, and the server's CPU per request. */
+function printRateLimited(rows: readonly Row[]): void {
+  console.log();
+  console.log(`${RATE_LIMIT_SCENARIO}: \`{ hello }\` to our server, by rate limiter (each in its own server process):`);
+  console.log();
+  console.log('| limiter | req/s | p99 latency (ms) | ÷ no limiter | server CPU per request (µs) | load generator CPU |');
+  console.log('|---|--:|--:|--:|--:|--:|');
+  for (const row of rows) {
+    const perRequest = Math.round((row.serverCpu * 1e6) / row.requestsPerSecond);
+    console.log(
+      `| ${row.server} | ${formatRate(row.requestsPerSecond)} | ${row.p99Ms} | ${ratio(rows, row, NO_LIMITER).toFixed(2)} ` +
+        `| ${perRequest} | ${formatShare(row.loadGeneratorCpu)} |`,
+    );
+  }
+}
+
 function printBars(rows: readonly Row[]): void {
   const bars = BARS.filter((bar) => rows.some((row) => row.scenario === bar.scenario));
   if (bars.length === 0) return;
@@ -443,7 +508,7 @@ async function main(): Promise<void> {
     warmupSeconds: readCount('BENCH_HTTP_WARMUP_SECONDS', 2, 'seconds'),
   };
   const repeats = readCount('BENCH_HTTP_REPEATS', 1, 'repeats');
-  const { scenarios, authenticated } = selectScenarios(process.argv.slice(2));
+  const { scenarios, authenticated, rateLimited } = selectScenarios(process.argv.slice(2));
   const scratch = mkdtempSync(join(os.tmpdir(), 'bench-http-'));
   try {
     const measurements: Row[][] = [];
@@ -452,6 +517,7 @@ async function main(): Promise<void> {
       const rows: Row[] = [];
       for (const scenario of scenarios) rows.push(...(await runScenario(scenario, timing, scratch)));
       if (authenticated) rows.push(...(await runAuthenticated(timing, scratch)));
+      if (rateLimited) rows.push(...(await runRateLimited(timing)));
       measurements.push(rows);
       if (repeats > 1) console.log(`\n## Repeat ${repeat + 1} of ${repeats}\n`);
       printReport(rows, timing);

@@ -4,9 +4,10 @@
  * Bounded: at most `maxKeys` keys (default 100,000; about 200 bytes each, see
  * docs/benchmarks.md). A key whose buckets are all full again holds nothing a fresh key would
  * not, so it is forgotten: on a sweep every `sweepMs` (an unref'd timer). When the
- * map is full, the least recently charged key is dropped (idle, or else it starts again with a
- * full bucket: in the client's favour, never against it). The map keeps keys in order of their
- * last charge, so that one is the first in it. A key that is idle after a charge is not kept.
+ * map is full, the first key of the map is dropped (idle, or else it starts again with a full
+ * bucket: in the client's favour, never against it). The map keeps keys in about the order of
+ * their last charge (a key is moved to the end once it has fallen into the older half), so
+ * that one is among the least recently charged. A key that is idle after a charge is not kept.
  *
  * The clock is monotonic (performance.now), so a change of the system time neither refills
  * nor drains a bucket. Charges are synchronous: a request limited in memory is answered in the
@@ -29,12 +30,17 @@ interface Entry {
   readonly states: BucketState[];
   /** When every bucket is full again (ms): from then on the entry is equivalent to none. */
   idleAt: number;
+  /** The charge count when the entry was last put at the end of the map. */
+  sequence: number;
 }
 
 export const DEFAULT_MAX_KEYS = 100_000;
 
 export class MemoryStore implements RateLimitStore {
   private readonly entries = new Map<string, Entry>();
+  /** Counts charges: how recently each entry was put at the end of the map. */
+  private sequence = 0;
+  private readonly splits = new WeakMap<ReadonlyArray<BucketCharge>, { budgets: Budget[]; amounts: number[] }>();
   private readonly maxKeys: number;
   private readonly now: () => number;
   private timer: ReturnType<typeof setInterval> | null;
@@ -58,27 +64,38 @@ export class MemoryStore implements RateLimitStore {
 
   charge(key: string, charges: ReadonlyArray<BucketCharge>): ChargeOutcome {
     const now = this.now();
+    const sequence = ++this.sequence;
     let entry = this.entries.get(key);
     if (entry !== undefined && entry.states.length !== charges.length) entry = undefined;
     if (entry === undefined) {
       if (this.entries.size >= this.maxKeys) this.makeRoom();
-      entry = { states: charges.map(() => ({ debt: 0, at: now })), idleAt: now };
-    } else {
-      // Moved to the end: the map stays in order of last charge.
+      entry = { states: charges.map(() => ({ debt: 0, at: now })), idleAt: now, sequence };
+      this.entries.set(key, entry);
+    } else if (sequence - entry.sequence > this.maxKeys >> 1) {
+      // Moved to the end, so that the map stays in about the order of last charge: not on
+      // every charge (a delete and a set cost more than the charge itself), only once the key
+      // has fallen into the older half.
       this.entries.delete(key);
+      this.entries.set(key, entry);
+      entry.sequence = sequence;
     }
-    const budgets: Budget[] = [];
-    const amounts: number[] = [];
-    for (const charge of charges) {
-      budgets.push(charge.budget);
-      amounts.push(charge.amount);
-    }
+    const { budgets, amounts } = this.split(charges);
     const outcome = chargeBuckets(budgets, entry.states, amounts, now);
     let idleAt = now;
     for (const bucket of outcome.buckets) idleAt = Math.max(idleAt, now + bucket.fullInMs);
     entry.idleAt = idleAt;
-    if (idleAt > now) this.entries.set(key, entry);
+    if (idleAt <= now) this.entries.delete(key);
     return outcome;
+  }
+
+  /** The charges as chargeBuckets takes them; remembered for the limiter's charges made once per policy. */
+  private split(charges: ReadonlyArray<BucketCharge>): { budgets: Budget[]; amounts: number[] } {
+    let split = this.splits.get(charges);
+    if (split === undefined) {
+      split = { budgets: charges.map((charge) => charge.budget), amounts: charges.map((charge) => charge.amount) };
+      if (Object.isFrozen(charges)) this.splits.set(charges, split);
+    }
+    return split;
   }
 
   /** Forgets every key whose buckets are full again. */
@@ -95,7 +112,7 @@ export class MemoryStore implements RateLimitStore {
   }
 
   /**
-   * The map is full: the least recently charged key goes (idle or not; idle keys also go on
+   * The map is full: its first key, among the least recently charged, goes (idle or not; idle keys also go on
    * the sweep). O(1), so a flood of new keys costs each request the same.
    */
   private makeRoom(): void {

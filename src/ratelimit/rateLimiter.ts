@@ -20,6 +20,7 @@ import type { GraphQLSchema } from 'graphql';
 import { describe } from '../jsutils/describe.ts';
 import { hasAnyRole } from '../security/access.ts';
 import type { Identity } from '../security/identity.ts';
+import { LruCache } from '../jsutils/lruCache.ts';
 import { clientAddress } from './clientAddress.ts';
 import { MemoryStore } from './memoryStore.ts';
 import type { MemoryStoreOptions } from './memoryStore.ts';
@@ -69,6 +70,8 @@ export interface RatePolicy {
   readonly budgets: ReadonlyArray<{ readonly name: BudgetName; readonly budget: Budget }>;
   /** The RateLimit-Policy header value. */
   readonly header: string;
+  /** The charge of one request costing one point, made once (frozen: the memory store remembers its parts). */
+  readonly unitCharges: ReadonlyArray<BucketCharge>;
 }
 
 /** Where a caller stands after an allowed charge. */
@@ -113,8 +116,11 @@ export class RateLimiter {
   private readonly defaultPolicy: RatePolicy;
   private readonly rolePolicies: ReadonlyArray<[role: string, policy: RatePolicy]>;
   private readonly schema: GraphQLSchema;
+  /** Keys of peer addresses seen lately (when X-Forwarded-For is not read). */
+  private readonly addressKeys = new LruCache<string, string>(4096);
   /** Identities are frozen and cached per credential: each one's policy is looked up once. */
   private readonly policies = new WeakMap<Identity, RatePolicy>();
+  private readonly identityKeys = new WeakMap<Identity, string>();
 
   constructor(options: RateLimitOptions, schema: GraphQLSchema) {
     if (options === null || typeof options !== 'object') throw new TypeError(`rateLimit must be an object, got ${describe(options)}.`);
@@ -165,10 +171,29 @@ export class RateLimiter {
     return policy;
   }
 
-  /** The key a caller is counted under: the identity, else the client's address. */
+  /**
+   * The key a caller is counted under in the store: its policy's name, then the identity
+   * (`default:apiKey:key-1`), or for an anonymous caller the client's address (`default:ip:192.0.2.1`).
+   * Remembered per identity and per peer address: a string made anew would be hashed anew by
+   * every map it is looked up in.
+   */
   keyFor(identity: Identity, client: ClientInfo): string {
-    if (identity.kind !== 'anonymous') return `${identity.kind}:${identity.id}`;
-    return `ip:${clientAddress(client.remoteAddress, client.forwardedFor, this.trustProxy, this.ipv6Subnet) ?? 'unknown'}`;
+    if (identity.kind !== 'anonymous') {
+      let key = this.identityKeys.get(identity);
+      if (key === undefined) {
+        key = `${this.policyFor(identity).name}:${identity.kind}:${identity.id}`;
+        this.identityKeys.set(identity, key);
+      }
+      return key;
+    }
+    // Anonymous callers have no roles: the default policy is theirs.
+    const forwardedFor = this.trustProxy === 0 ? undefined : client.forwardedFor;
+    const peer = client.remoteAddress;
+    const seen = forwardedFor === undefined && peer !== undefined ? this.addressKeys.get(peer) : undefined;
+    if (seen !== undefined) return seen;
+    const key = `default:ip:${clientAddress(peer, forwardedFor, this.trustProxy, this.ipv6Subnet) ?? 'unknown'}`;
+    if (forwardedFor === undefined && peer !== undefined) this.addressKeys.set(peer, key);
+    return key;
   }
 
   /**
@@ -177,10 +202,11 @@ export class RateLimiter {
    */
   admit(policy: RatePolicy, key: string, cost: number): Admission | Promise<Admission> {
     if (policy.budgets.length === 0) return { policy, buckets: [] };
-    const charges: BucketCharge[] = policy.budgets.map(({ name, budget }) => ({ name, budget, amount: name === 'requests' ? 1 : Math.max(cost, 1) }));
+    const charges =
+      cost <= 1 ? policy.unitCharges : policy.budgets.map(({ name, budget }) => ({ name, budget, amount: name === 'requests' ? 1 : cost }));
     let outcome: ChargeOutcome | Promise<ChargeOutcome>;
     try {
-      outcome = this.store.charge(`${policy.name}:${key}`, charges);
+      outcome = this.store.charge(key, charges);
     } catch (error) {
       return this.unavailable(policy, error);
     }
@@ -203,7 +229,7 @@ export class RateLimiter {
     if (points <= 0 || policy.cost === null) return standing;
     const charges: BucketCharge[] = policy.budgets.map(({ name, budget }) => ({ name, budget, amount: name === 'cost' ? -points : 0 }));
     try {
-      const outcome = this.store.charge(`${policy.name}:${key}`, charges);
+      const outcome = this.store.charge(key, charges);
       if (!(outcome instanceof Promise)) return { policy, buckets: outcome.buckets };
       outcome.catch(() => undefined);
     } catch {
@@ -258,13 +284,16 @@ export function throttleStatus(standing: RateStanding): { maximumAvailable: numb
  * request let through while the store was away).
  */
 export function rateLimitHeader(standing: RateStanding): string | null {
-  if (standing.buckets.length === 0) return null;
-  return standing.policy.budgets
-    .map(({ name }, index) => {
-      const bucket = standing.buckets[index] as BucketReading;
-      return `"${name}";r=${bucket.remaining};t=${Math.ceil(bucket.fullInMs / 1000)}`;
-    })
-    .join(', ');
+  const { buckets } = standing;
+  if (buckets.length === 0) return null;
+  const { budgets } = standing.policy;
+  let header = '';
+  for (let index = 0; index < buckets.length; index++) {
+    const bucket = buckets[index] as BucketReading;
+    if (index > 0) header += ', ';
+    header += `"${(budgets[index] as RatePolicy['budgets'][number]).name}";r=${bucket.remaining};t=${Math.ceil(bucket.fullInMs / 1000)}`;
+  }
+  return header;
 }
 
 function admission(policy: RatePolicy, outcome: ChargeOutcome): Admission {
@@ -288,7 +317,8 @@ function makePolicy(name: string, requests: Budget | null, cost: Budget | null):
   const header = budgets
     .map(({ name: budgetName, budget }) => `"${budgetName}";q=${budget.limit};w=${budget.windowMs / 1000}${budgetName === 'cost' ? ';qu="cost-points"' : ''}`)
     .join(', ');
-  return { name, requests, cost, budgets, header };
+  const unitCharges = Object.freeze(budgets.map(({ name: budgetName, budget }) => Object.freeze({ name: budgetName, budget, amount: 1 })));
+  return { name, requests, cost, budgets, header, unitCharges };
 }
 
 function makeStore(option: RateLimitOptions['store']): RateLimitStore {

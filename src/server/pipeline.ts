@@ -616,7 +616,12 @@ const NO_CLIENT: ClientInfo = {};
 
 /** The outcome, with the caller's rate-limit standing for the transport to report. */
 function withStanding(outcome: OperationOutcome, standing: RateStanding): OperationOutcome {
-  return 'result' in outcome || 'stream' in outcome ? { ...outcome, rate: standing } : outcome;
+  // Written out rather than spread: a spread is several times slower, on every limited request.
+  if ('result' in outcome) {
+    const { result, requestError, denied, writer } = outcome;
+    return denied === undefined ? { result, requestError, writer, rate: standing } : { result, requestError, denied, writer, rate: standing };
+  }
+  return 'stream' in outcome ? { stream: outcome.stream, rate: standing } : outcome;
 }
 
 /** `rateLimit`, with `trustProxy` given at the top level or in it (not both, unless equal). */

@@ -5,7 +5,10 @@
  * the benchmark sets to "production".
  *
  * With a credentials file as its argument (see credentials.ts), it also authenticates: JWT
- * bearer tokens verified with the file's RSA public key, and the file's API key.
+ * bearer tokens verified with the file's RSA public key, and the file's API key. With
+ * `--rate-limit=memory` or `--rate-limit=redis` instead, it limits requests per client, with a
+ * budget the benchmark never exhausts (every request is charged and answered), in memory or in
+ * the Redis at REDIS_URL.
  */
 import '../../production-mode.ts';
 import { apiKeyAuth, createServer, jwtAuth } from '../../../src/index.ts';
@@ -14,13 +17,25 @@ import { readCredentials } from '../credentials.ts';
 import { GRAPHQL_PATH } from '../scenarios.ts';
 import { announce, listen } from './serve.ts';
 
-const credentials = process.argv[2] === undefined ? null : readCredentials(process.argv[2]);
+const rateLimitArg = process.argv.find((arg) => arg.startsWith('--rate-limit='));
+const rateLimitStore = rateLimitArg?.slice('--rate-limit='.length);
+const credentialsArg = process.argv.slice(2).find((arg) => !arg.startsWith('--'));
+const credentials = credentialsArg === undefined ? null : readCredentials(credentialsArg);
 const db = createDb();
 const server = createServer({
   schema: createBenchSchema('sync'),
   path: GRAPHQL_PATH,
   context: () => ({ db }),
   reportCost: false,
+  ...(rateLimitStore === undefined
+    ? {}
+    : {
+        rateLimit: {
+          // A billion a second: charged on every request, never refused.
+          requests: { limit: 1_000_000_000, windowSeconds: 1 },
+          store: rateLimitStore === 'redis' ? { type: 'redis' as const, url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', keyPrefix: `bench:${process.pid}:` } : { type: 'memory' as const },
+        },
+      }),
   authenticate:
     credentials === null
       ? []
