@@ -1,7 +1,8 @@
 /**
  * `npm run bench:http:instructions [-- scenario]`: what one request costs each server in
  * instructions and cache misses, counted by valgrind's callgrind, where `bench:http` measures
- * time. `hello-auth` counts our server's `{ hello }` with no credential, a JWT and an API key.
+ * time. `hello-auth` counts our server's `{ hello }` with no credential, a JWT and an API key;
+ * `hello-ratelimit` with no rate limit, the memory limiter and the Redis store.
  *
  * Why: on a shared machine, time is noisy. In a bad hour the same server measures 20–30% apart
  * from one run to the next, and neighbours slow the servers unevenly, which no number of rounds
@@ -93,6 +94,15 @@ async function authenticatedRows(scratch: string): Promise<Counted[]> {
   ];
 }
 
+/** `hello-ratelimit`: `{ hello }` to our server without a limiter, with the memory one, and with the Redis store (REDIS_URL). */
+function rateLimitedRows(): Counted[] {
+  return [
+    { label: 'no limiter', server: 'ours', args: [], headers: REQUEST_HEADERS },
+    { label: 'memory limiter', server: 'ours', args: ['--rate-limit=memory'], headers: REQUEST_HEADERS },
+    { label: 'Redis limiter', server: 'ours', args: ['--rate-limit=redis'], headers: REQUEST_HEADERS },
+  ];
+}
+
 /** The main thread's totals in a callgrind output (the file of thread 1). */
 function mainThreadCounts(dir: string, outFile: string): Counts {
   const name = readdirSync(dir).find((file) => file.startsWith(`${outFile.split('/').pop()}.`) && file.endsWith('-01'));
@@ -108,9 +118,10 @@ async function main(): Promise<void> {
   if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind is not installed (apt-get install valgrind).');
   const requested = process.argv[2] ?? 'hello';
   const authenticated = requested === 'hello-auth';
-  const scenario = SCENARIOS.find((candidate) => candidate.name === (authenticated ? 'hello' : requested));
+  const rateLimited = requested === 'hello-ratelimit';
+  const scenario = SCENARIOS.find((candidate) => candidate.name === (authenticated || rateLimited ? 'hello' : requested));
   if (scenario === undefined) {
-    throw new TypeError(`Unknown scenario; the scenarios are: ${[...SCENARIOS.map((s) => s.name), 'hello-auth'].join(', ')}.`);
+    throw new TypeError(`Unknown scenario; the scenarios are: ${[...SCENARIOS.map((s) => s.name), 'hello-auth', 'hello-ratelimit'].join(', ')}.`);
   }
   const { warmup, counted } = REQUESTS[scenario.name] as { warmup: number; counted: number };
   const body = JSON.stringify({ query: scenario.query });
@@ -119,6 +130,8 @@ async function main(): Promise<void> {
     let rows: Counted[];
     if (authenticated) {
       rows = await authenticatedRows(scratch);
+    } else if (rateLimited) {
+      rows = rateLimitedRows();
     } else {
       // The ceiling and the floor repeat our server's exact answer, as in bench:http.
       const ours = await startServer('ours');
@@ -155,7 +168,8 @@ async function main(): Promise<void> {
     const base = counts.get(first) as Counts;
     console.log(`${requested}: per request, main thread, ${counted} requests after ${warmup}, ${CONNECTIONS} connections (callgrind)`);
     console.log();
-    console.log(`| ${authenticated ? 'credential' : 'server'} | instructions | L1 misses | estimated cycles | ${first} ÷ ${authenticated ? 'credential' : 'server'} |`);
+    const rowName = authenticated ? 'credential' : rateLimited ? 'limiter' : 'server';
+    console.log(`| ${rowName} | instructions | L1 misses | estimated cycles | ${first} ÷ ${rowName} |`);
     console.log('|---|--:|--:|--:|--:|');
     for (const [name, c] of counts) {
       const format = (value: number) => Math.round(value).toLocaleString('en-US');

@@ -30,6 +30,7 @@ import { readFileSync } from 'node:fs';
 import type { GraphQLError } from 'graphql';
 import type { Redis } from 'ioredis';
 import { describe } from '../jsutils/describe.ts';
+import { inspect } from '../jsutils/inspect.ts';
 import { LruCache } from '../jsutils/lruCache.ts';
 import { loadIoredis } from '../server/loadIoredis.ts';
 import { GraphQLErrorCode, codedError } from '../server/errors.ts';
@@ -89,7 +90,7 @@ function requestedId(request: DocumentRequest): string | GraphQLError | undefine
       return codedError(`"extensions.persistedQuery" must be an object, got ${describe(persisted)}.`, GraphQLErrorCode.BadRequest);
     }
     const { version, sha256Hash } = persisted as { version?: unknown; sha256Hash?: unknown };
-    if (version !== 1) return codedError(`Unsupported persisted query version ${describe(version)}; only version 1 is.`, GraphQLErrorCode.BadRequest);
+    if (version !== 1) return codedError(`Unsupported persisted query version ${inspect(version)}; only version 1 is.`, GraphQLErrorCode.BadRequest);
     if (typeof sha256Hash !== 'string' || !HEX64.test(sha256Hash.toLowerCase())) {
       return codedError('"extensions.persistedQuery.sha256Hash" must be a SHA-256 hash: 64 hexadecimal characters.', GraphQLErrorCode.BadRequest);
     }
@@ -162,6 +163,7 @@ class AutomaticPersistedQueries implements DocumentResolver {
     if (!HEX64.test(id)) return codedError('"documentId" must name a SHA-256 hash here: 64 hexadecimal characters, optionally after "sha256:".', GraphQLErrorCode.BadRequest);
     const query = request.query;
     if (query !== null) {
+      if (this.memory.get(id) === query) return query;
       if (sha256(query) !== id) return codedError('provided sha does not match query', GraphQLErrorCode.BadRequest);
       if (this.memory.get(id) === undefined) {
         this.memory.set(id, query);

@@ -408,6 +408,9 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       (ready.kind === 'query' || (ready.kind === 'mutation' ? !request.readOnly : request.streams === true)) &&
       (!ready.introspects || mayIntrospect(identity))
     ) {
+      // A persisted query's registration (hash and query) seen before: registered again, in
+      // case the store has let it go since (its text and hash were checked the first time).
+      if (request.params.extensions != null && request.params.query !== null) resolver.resolve(request.params);
       return ready;
     }
     const text = resolver.resolve(request.params);

@@ -463,11 +463,11 @@ function checkContentTypeUncached(contentType: string | undefined): string | nul
   return null;
 }
 
-/** GET parameters: `query`, `operationName`, and `variables`/`extensions` as JSON strings. */
+/** GET parameters: `query`, `operationName`, `documentId`, and `variables`/`extensions` as JSON strings. */
 function paramsFromQueryString(search: string): Record<string, unknown> | GraphQLError {
   const parameters = new URLSearchParams(search);
   const payload: Record<string, unknown> = {};
-  for (const name of ['query', 'operationName']) {
+  for (const name of ['query', 'operationName', 'documentId']) {
     const value = parameters.get(name);
     if (value !== null) payload[name] = value;
   }
