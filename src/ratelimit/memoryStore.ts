@@ -1,7 +1,7 @@
 /**
  * The in-memory rate-limit store: one instance's buckets, in a bounded map.
  *
- * Bounded: at most `maxKeys` keys (default 100,000; about 200 bytes each, see
+ * Bounded: at most `maxKeys` keys (default 100,000; about 300 bytes each and its key, see
  * docs/benchmarks.md). A key whose buckets are all full again holds nothing a fresh key would
  * not, so it is forgotten: on a sweep every `sweepMs` (an unref'd timer). When the
  * map is full, the first key of the map is dropped (idle, or else it starts again with a full
@@ -67,10 +67,9 @@ export class MemoryStore implements RateLimitStore {
     const sequence = ++this.sequence;
     let entry = this.entries.get(key);
     if (entry !== undefined && entry.states.length !== charges.length) entry = undefined;
+    const fresh = entry === undefined;
     if (entry === undefined) {
-      if (this.entries.size >= this.maxKeys) this.makeRoom();
       entry = { states: charges.map(() => ({ debt: 0, at: now })), idleAt: now, sequence };
-      this.entries.set(key, entry);
     } else if (sequence - entry.sequence > this.maxKeys >> 1) {
       // Moved to the end, so that the map stays in about the order of last charge: not on
       // every charge (a delete and a set cost more than the charge itself), only once the key
@@ -84,7 +83,13 @@ export class MemoryStore implements RateLimitStore {
     let idleAt = now;
     for (const bucket of outcome.buckets) idleAt = Math.max(idleAt, now + bucket.fullInMs);
     entry.idleAt = idleAt;
-    if (idleAt <= now) this.entries.delete(key);
+    if (idleAt <= now) {
+      if (!fresh) this.entries.delete(key);
+    } else if (fresh) {
+      // Only a key that holds something takes a place (and may push another out).
+      if (this.entries.size >= this.maxKeys) this.makeRoom();
+      this.entries.set(key, entry);
+    }
     return outcome;
   }
 

@@ -15,6 +15,9 @@
  * When the store cannot answer (Redis down or slow), `failOpen: false` (the default) refuses
  * with 503 RATE_LIMIT_UNAVAILABLE: a limit that silently stops limiting is worse for the
  * services behind it than a short outage; `failOpen: true` lets the request through, unlimited.
+ * For STORE_RETRY_MS after a failure the store is not asked at all, so that requests are
+ * answered at once rather than each waiting out the store's timeout; then it is asked again,
+ * and limiting resumes as soon as it answers.
  */
 import type { GraphQLSchema } from 'graphql';
 import { describe } from '../jsutils/describe.ts';
@@ -93,6 +96,9 @@ export interface RateRefusal {
 
 export type Admission = RateStanding | RateRefusal;
 
+/** After the store fails, how long requests are answered without asking it (failOpen decides how). */
+export const STORE_RETRY_MS = 1000;
+
 export const RateLimitErrorCode = {
   RateLimited: 'RATE_LIMITED',
   Unavailable: 'RATE_LIMIT_UNAVAILABLE',
@@ -118,6 +124,10 @@ export class RateLimiter {
   private readonly schema: GraphQLSchema;
   /** Keys of peer addresses seen lately (when X-Forwarded-For is not read). */
   private readonly addressKeys = new LruCache<string, string>(4096);
+  /** Until when (Date.now()) the store is not asked, after it failed; 0 when it is. */
+  private storeDownUntil = 0;
+  /** Why the store last failed (for a debugger; requests get RATE_LIMIT_UNAVAILABLE). */
+  lastStoreError: unknown = undefined;
   /** Identities are frozen and cached per credential: each one's policy is looked up once. */
   private readonly policies = new WeakMap<Identity, RatePolicy>();
   private readonly identityKeys = new WeakMap<Identity, string>();
@@ -202,18 +212,23 @@ export class RateLimiter {
    */
   admit(policy: RatePolicy, key: string, cost: number): Admission | Promise<Admission> {
     if (policy.budgets.length === 0) return { policy, buckets: [] };
+    // The store failed a moment ago: answered at once, rather than each request waiting for it.
+    if (this.storeDownUntil !== 0) {
+      if (Date.now() < this.storeDownUntil) return this.unavailable(policy);
+      this.storeDownUntil = 0;
+    }
     const charges =
       cost <= 1 ? policy.unitCharges : policy.budgets.map(({ name, budget }) => ({ name, budget, amount: name === 'requests' ? 1 : cost }));
     let outcome: ChargeOutcome | Promise<ChargeOutcome>;
     try {
       outcome = this.store.charge(key, charges);
     } catch (error) {
-      return this.unavailable(policy, error);
+      return this.storeFailed(policy, error);
     }
     if (outcome instanceof Promise) {
       return outcome.then(
         (settled) => admission(policy, settled),
-        (error: unknown) => this.unavailable(policy, error),
+        (error: unknown) => this.storeFailed(policy, error),
       );
     }
     return admission(policy, outcome);
@@ -235,9 +250,13 @@ export class RateLimiter {
     } catch {
       // As above: the client keeps the charge.
     }
+    // The store's answer is on its way: the standing is the charge's, with the refund applied as the store applies it.
+    const cost = policy.cost;
     const costIndex = policy.budgets.findIndex(({ name }) => name === 'cost');
     const buckets = standing.buckets.map((bucket, index) =>
-      index === costIndex ? { remaining: Math.min(bucket.remaining + points, policy.cost?.limit ?? 0), fullInMs: bucket.fullInMs } : bucket,
+      index === costIndex
+        ? { remaining: Math.min(bucket.remaining + points, cost.limit), fullInMs: Math.max(bucket.fullInMs - Math.floor((points * cost.windowMs) / cost.limit), 0) }
+        : bucket,
     );
     return { policy, buckets };
   }
@@ -246,9 +265,15 @@ export class RateLimiter {
     return this.store.close();
   }
 
-  private unavailable(policy: RatePolicy, error: unknown): Admission {
+  /** The store could not answer: it is left alone for STORE_RETRY_MS, then asked again. */
+  private storeFailed(policy: RatePolicy, error: unknown): Admission {
+    this.storeDownUntil = Date.now() + STORE_RETRY_MS;
+    this.lastStoreError = error;
+    return this.unavailable(policy);
+  }
+
+  private unavailable(policy: RatePolicy): Admission {
     if (this.failOpen) return { policy, buckets: [] };
-    void error;
     return {
       status: 503,
       code: RateLimitErrorCode.Unavailable,

@@ -66,7 +66,7 @@ for i = 1, count do
   local over = debt + asked - limit * window
   if asked > 0 and over > 0 then
     allowed = false
-    retry = math.max(retry, math.ceil(over / limit))
+    retry = math.max(retry, math.ceil(over / limit) + at[i] - now)
   end
 end
 local reply = { allowed and 1 or 0, retry }
@@ -79,7 +79,8 @@ for i = 1, count do
   local window = tonumber(ARGV[base + 2])
   local debt = owed[i]
   if allowed then debt = math.max(debt + tonumber(ARGV[base + 3]) * window, 0) end
-  local full = math.ceil(debt / limit)
+  local full = 0
+  if debt > 0 then full = math.ceil(debt / limit) + at[i] - now end
   idle = math.max(idle, full)
   values[#values + 1] = name .. ':d'
   values[#values + 1] = string.format('%.0f', debt)
@@ -109,6 +110,7 @@ export class RedisStore implements RateLimitStore {
   private readonly url: string | null;
   private readonly given: Redis | null;
   private readonly timeoutMs: number;
+  private closed = false;
 
   constructor(options: RedisStoreOptions = {}) {
     this.prefix = options.keyPrefix ?? 'graphql:ratelimit:';
@@ -129,6 +131,7 @@ export class RedisStore implements RateLimitStore {
   }
 
   charge(key: string, charges: ReadonlyArray<BucketCharge>): Promise<ChargeOutcome> {
+    if (this.closed) return Promise.reject(new Error('The Redis rate-limit store is closed.'));
     const args: Array<string | number> = [this.now === null ? '' : this.now()];
     for (const { name, budget, amount } of charges) args.push(name, budget.limit, budget.windowMs, amount);
     return this.redis()
@@ -138,6 +141,7 @@ export class RedisStore implements RateLimitStore {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const connection = this.connection;
     this.connection = null;
     if (connection === null || !this.owned) return;

@@ -20,6 +20,8 @@
  *     retry after = ⌈(D₀ + n·W − C) / limit⌉ ms     when n tokens will be there (refused only)
  *     full after  = ⌈D₁ / limit⌉ ms                 when the bucket is full again
  *
+ * (Both from `at`: when the clock has gone back, `at − now` later than the caller's now.)
+ *
  * A refund is a charge of −n: D₁ = max(D₀ − n·W, 0), always allowed (the bucket never holds more
  * than full). Several budgets charged together (requests and cost points) are all charged or
  * none: a request refused by one budget spends nothing from the other.
@@ -93,29 +95,30 @@ export function chargeBuckets(
 ): ChargeOutcome {
   let allowed = true;
   let retryAfterMs = 0;
-  const owed: number[] = [];
+  // First what is still owed now (kept: refused or not, that is the state at `now`), and
+  // whether every budget has room; then, all or none, the charge.
   for (let i = 0; i < budgets.length; i++) {
     const { limit, windowMs } = budgets[i] as Budget;
     const state = states[i] as BucketState;
     const elapsed = Math.min(Math.max(now - state.at, 0), windowMs);
     const debt = Math.max(state.debt - elapsed * limit, 0);
-    owed.push(debt);
+    state.debt = debt;
+    state.at = Math.max(state.at, now);
     const asked = (amounts[i] as number) * windowMs;
     const over = debt + asked - limit * windowMs;
     if (asked > 0 && over > 0) {
       allowed = false;
-      retryAfterMs = Math.max(retryAfterMs, Math.ceil(over / limit));
+      // Counted from the bucket's time, which a clock gone back has not reached yet.
+      retryAfterMs = Math.max(retryAfterMs, Math.ceil(over / limit) + state.at - now);
     }
   }
   const buckets: BucketReading[] = [];
   for (let i = 0; i < budgets.length; i++) {
     const { limit, windowMs } = budgets[i] as Budget;
     const state = states[i] as BucketState;
-    let debt = owed[i] as number;
-    if (allowed) debt = Math.max(debt + (amounts[i] as number) * windowMs, 0);
-    state.debt = debt;
-    state.at = Math.max(state.at, now);
-    buckets.push({ remaining: Math.floor((limit * windowMs - debt) / windowMs), fullInMs: Math.ceil(debt / limit) });
+    if (allowed) state.debt = Math.max(state.debt + (amounts[i] as number) * windowMs, 0);
+    const fullInMs = state.debt === 0 ? 0 : Math.ceil(state.debt / limit) + state.at - now;
+    buckets.push({ remaining: Math.floor((limit * windowMs - state.debt) / windowMs), fullInMs });
   }
   return { allowed, retryAfterMs, buckets };
 }

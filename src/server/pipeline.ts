@@ -277,6 +277,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   const production = options.production ?? process.env.NODE_ENV === 'production';
   const introspection = options.introspection ?? !production;
   const introspectionRoles = typeof introspection === 'object' ? checkIntrospectionRoles(introspection) : null;
+  if (options.trustProxy !== undefined) readTrustProxy(options.trustProxy, 'trustProxy');
   const limiter = options.rateLimit === undefined ? null : new RateLimiter(rateLimitOptions(options), options.schema);
   // Refunds need the actual cost, and a cost budget is reported where it is spent.
   const reportCost = (options.reportCost ?? true) || limiter?.hasCostBudget === true;
@@ -343,18 +344,21 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     const key = limiter.keyFor(request.identity, request.client ?? NO_CLIENT);
     if (policy.cost === null) {
       // Requests only: charged before anything else is done for the request.
-      return after(limiter.admit(policy, key, 0), (admission) =>
-        isRefusal(admission) ? { rateLimited: admission } : after(runUnlimited(request, known), (outcome) => withStanding(outcome, admission)),
-      );
+      return after(limiter.admit(policy, key, 0), (admission) => (isRefusal(admission) ? { rateLimited: admission } : runUnlimited(request, known, admission)));
     }
     return after(readyOrChecked(request, known), (checked) => runWithCost(request, checked, limiter, policy, key));
   }
 
-  /** Checks an operation and executes it. */
-  function runUnlimited(request: OperationRequest<Raw>, known: KnownRequest | undefined): MaybePromise<OperationOutcome> {
+  /** Checks an operation and executes it (`rate`: the caller's standing, already charged, to report). */
+  function runUnlimited(request: OperationRequest<Raw>, known: KnownRequest | undefined, rate?: RateStanding): MaybePromise<OperationOutcome> {
     const checked = readyOrChecked(request, known);
-    if (checked instanceof Promise) return checked.then((settled) => (settled instanceof ReadyOperation ? startOperation(settled, request) : settled));
-    return checked instanceof ReadyOperation ? startOperation(checked, request) : checked;
+    if (checked instanceof Promise) return checked.then((settled) => startChecked(settled, request, rate));
+    return startChecked(checked, request, rate);
+  }
+
+  function startChecked(checked: ReadyOperation | OperationResult | NotAllowed, request: OperationRequest<Raw>, rate: RateStanding | undefined): MaybePromise<OperationOutcome> {
+    if (checked instanceof ReadyOperation) return startOperation(checked, request, rate);
+    return rate === undefined ? checked : withStanding(checked, rate);
   }
 
   /**
@@ -465,18 +469,22 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   }
 
   /** Makes the operation's context, then executes it (or subscribes: shared, see sharedSubscriptions.ts). */
-  function startOperation(ready: ReadyOperation, request: OperationRequest<Raw>): MaybePromise<OperationResult | OperationStream> {
+  function startOperation(ready: ReadyOperation, request: OperationRequest<Raw>, rate?: RateStanding): MaybePromise<OperationResult | OperationStream> {
     if (ready.kind === 'subscription') {
-      if (groups === null) return startSubscription(ready, request);
-      const variables = request.params.variables === null ? '' : JSON.stringify(request.params.variables);
-      return groups.join(ready.plan, request.identity, variables, () => startSubscription(ready, request));
+      const started =
+        groups === null
+          ? startSubscription(ready, request)
+          : groups.join(ready.plan, request.identity, request.params.variables === null ? '' : JSON.stringify(request.params.variables), () =>
+              startSubscription(ready, request),
+            );
+      return rate === undefined ? started : started.then((outcome) => withStanding(outcome, rate) as OperationResult | OperationStream);
     }
     const abort = new OperationAbort(request.identity, request.connectionParams);
     const contextValue = options.context ? options.context(request.raw, abort) : new DefaultContext(request.raw, abort);
     if (isPromiseLike(contextValue)) {
-      return Promise.resolve(contextValue).then((resolved) => executeOperation(ready, request, abort, resolved));
+      return Promise.resolve(contextValue).then((resolved) => executeOperation(ready, request, abort, resolved, rate));
     }
-    return executeOperation(ready, request, abort, contextValue);
+    return executeOperation(ready, request, abort, contextValue, rate);
   }
 
   /**
@@ -510,6 +518,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     request: OperationRequest<Raw>,
     abort: OperationAbort,
     contextValue: unknown,
+    rate: RateStanding | undefined,
   ): MaybePromise<OperationResult> {
     const executed = executePlan(ready.plan, {
       variableValues: request.params.variables,
@@ -519,7 +528,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       hideSuggestions: production,
     });
     const { analysis, writer } = ready;
-    if (!(executed instanceof Promise)) return { result: finishResult(executed, analysis), requestError: !('data' in executed), writer };
+    if (!(executed instanceof Promise)) return { result: finishResult(executed, analysis), requestError: !('data' in executed), writer, rate };
     request.onClientGone?.(() => abort.abort(new Error('The client closed the connection.')));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<null>((resolve) => {
@@ -530,9 +539,9 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       if (result === null) {
         abort.abort(new Error(`Execution timed out after ${timeoutMs} ms.`));
         const error = codedError(`Execution timed out after ${timeoutMs} ms.`, GraphQLErrorCode.Timeout);
-        return { result: { errors: [error], data: null }, requestError: false };
+        return { result: { errors: [error], data: null }, requestError: false, rate };
       }
-      return { result: finishResult(result, analysis), requestError: !('data' in result), writer };
+      return { result: finishResult(result, analysis), requestError: !('data' in result), writer, rate };
     });
   }
 

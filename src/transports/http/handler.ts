@@ -309,7 +309,7 @@ function operationRequest<Raw>(request: PlainRequest<Raw>, identity: Identity, p
 }
 
 /** One operation of an HTTP request, for the pipeline: a class, so that no closure is made per request. */
-class HttpOperation<Raw> implements OperationRequest<Raw> {
+class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
   readonly params: RequestParams;
   readonly identity: Identity;
   readonly raw: Raw;
@@ -317,9 +317,17 @@ class HttpOperation<Raw> implements OperationRequest<Raw> {
   readonly streams: boolean;
   private readonly request: PlainRequest<Raw>;
 
-  /** Read only by the rate limiter, for anonymous callers. */
+  /** Where the request came from, read only by the rate limiter, for anonymous callers. */
   get client(): ClientInfo {
-    return { remoteAddress: this.request.remoteAddress, forwardedFor: this.request.headers['x-forwarded-for'] };
+    return this;
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.request.remoteAddress;
+  }
+
+  get forwardedFor(): string | string[] | undefined {
+    return this.request.headers['x-forwarded-for'];
   }
 
   constructor(request: PlainRequest<Raw>, identity: Identity, params: RequestParams, streams: boolean) {
