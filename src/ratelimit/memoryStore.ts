@@ -41,6 +41,8 @@ export class MemoryStore implements RateLimitStore {
   /** Counts charges: how recently each entry was put at the end of the map. */
   private sequence = 0;
   private readonly splits = new WeakMap<ReadonlyArray<BucketCharge>, { budgets: Budget[]; amounts: number[] }>();
+  private lastCharges: ReadonlyArray<BucketCharge> | null = null;
+  private lastSplit: { budgets: Budget[]; amounts: number[] } | null = null;
   private readonly maxKeys: number;
   private readonly now: () => number;
   private timer: ReturnType<typeof setInterval> | null;
@@ -95,11 +97,16 @@ export class MemoryStore implements RateLimitStore {
 
   /** The charges as chargeBuckets takes them; remembered for the limiter's charges made once per policy. */
   private split(charges: ReadonlyArray<BucketCharge>): { budgets: Budget[]; amounts: number[] } {
+    // Most charges are the one the last charge was.
+    if (charges === this.lastCharges) return this.lastSplit as { budgets: Budget[]; amounts: number[] };
     let split = this.splits.get(charges);
     if (split === undefined) {
       split = { budgets: charges.map((charge) => charge.budget), amounts: charges.map((charge) => charge.amount) };
-      if (Object.isFrozen(charges)) this.splits.set(charges, split);
+      if (!Object.isFrozen(charges)) return split;
+      this.splits.set(charges, split);
     }
+    this.lastCharges = charges;
+    this.lastSplit = split;
     return split;
   }
 

@@ -344,7 +344,9 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     const key = limiter.keyFor(request.identity, request.client ?? NO_CLIENT);
     if (policy.cost === null) {
       // Requests only: charged before anything else is done for the request.
-      return after(limiter.admit(policy, key, 0), (admission) => (isRefusal(admission) ? { rateLimited: admission } : runUnlimited(request, known, admission)));
+      const admission = limiter.admit(policy, key, 0);
+      if (admission instanceof Promise) return admission.then((settled) => (isRefusal(settled) ? { rateLimited: settled } : runUnlimited(request, known, settled)));
+      return isRefusal(admission) ? { rateLimited: admission } : runUnlimited(request, known, admission);
     }
     return after(readyOrChecked(request, known), (checked) => runWithCost(request, checked, limiter, policy, key));
   }

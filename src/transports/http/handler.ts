@@ -140,8 +140,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
     const writer = outcome?.writer ?? null;
     const body = writer !== null && !Array.isArray(results) ? resultText(results, writer) : JSON.stringify(results);
     const status = mediaType !== GRAPHQL_RESPONSE || outcome === null || !outcome.requestError ? 200 : outcome.denied !== undefined ? 403 : 400;
-    const headers: Record<string, string> = { 'content-type': mediaType };
-    if (standing !== undefined) addRateHeaders(headers, standing);
+    const headers: Record<string, string> = standing === undefined ? { 'content-type': mediaType } : withRateHeaders(mediaType, standing);
     const denied = outcome?.denied;
     if (denied !== undefined && denied.missingScopes.length > 0) {
       const refusal = insufficientScope('Bearer', 'The credential lacks scopes this operation needs.', denied.missingScopes);
@@ -352,6 +351,13 @@ function rateLimited(refusal: RateRefusal): HandlerResponse {
   const headers: Record<string, string> = { 'content-type': JSON_RESPONSE, 'retry-after': String(refusal.retryAfter) };
   if (refusal.standing !== null) addRateHeaders(headers, refusal.standing);
   return [JSON.stringify({ error: { code: refusal.code, message: refusal.message } }), { status: refusal.status, headers }];
+}
+
+/** A response's headers with RateLimit-Policy and RateLimit: made whole at once, not grown. */
+function withRateHeaders(mediaType: string, standing: RateStanding): Record<string, string> {
+  const current = rateLimitHeader(standing);
+  if (current === null) return { 'content-type': mediaType };
+  return { 'content-type': mediaType, 'ratelimit-policy': standing.policy.header, ratelimit: current };
 }
 
 /** RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers). */
