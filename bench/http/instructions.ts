@@ -94,12 +94,16 @@ async function authenticatedRows(scratch: string): Promise<Counted[]> {
   ];
 }
 
-/** `hello-ratelimit`: `{ hello }` to our server without a limiter, with the memory one, and with the Redis store (REDIS_URL). */
+/**
+ * `hello-ratelimit`: `{ hello }` to our server without a limiter, with the memory one, with the
+ * Redis store (REDIS_URL), and with one Redis PING per request in its place (the floor).
+ */
 function rateLimitedRows(): Counted[] {
   return [
     { label: 'no limiter', server: 'ours', args: [], headers: REQUEST_HEADERS },
     { label: 'memory limiter', server: 'ours', args: ['--rate-limit=memory'], headers: REQUEST_HEADERS },
     { label: 'Redis limiter', server: 'ours', args: ['--rate-limit=redis'], headers: REQUEST_HEADERS },
+    { label: 'Redis round trip (floor)', server: 'ours', args: ['--rate-limit=redis-ping'], headers: REQUEST_HEADERS },
   ];
 }
 

@@ -111,6 +111,10 @@ export class RedisStore implements RateLimitStore {
   private readonly given: Redis | null;
   private readonly timeoutMs: number;
   private closed = false;
+  /** The connection once made. */
+  private connected: ScriptedRedis | null = null;
+  /** Resolves when the connection is next ready (while it is not). */
+  private ready: Promise<void> | null = null;
 
   constructor(options: RedisStoreOptions = {}) {
     this.prefix = options.keyPrefix ?? 'graphql:ratelimit:';
@@ -134,14 +138,18 @@ export class RedisStore implements RateLimitStore {
     if (this.closed) return Promise.reject(new Error('The Redis rate-limit store is closed.'));
     const args: Array<string | number> = [this.now === null ? '' : this.now()];
     for (const { name, budget, amount } of charges) args.push(name, budget.limit, budget.windowMs, amount);
+    const connected = this.connected;
+    // The usual case, with nothing in between: our own connection, ready (its commandTimeout bounds the wait).
+    if (connected !== null && this.owned && connected.status === 'ready') return connected.graphqlRateLimit(this.prefix + key, ...args).then(readReply);
     return this.redis()
-      .then((redis) => (redis.status === 'ready' ? redis : whenReady(redis, this.timeoutMs)))
+      .then((redis) => (redis.status === 'ready' ? redis : this.whenReady(redis)))
       .then((redis) => withTimeout(redis.graphqlRateLimit(this.prefix + key, ...args), this.timeoutMs))
       .then(readReply);
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.connected = null;
     const connection = this.connection;
     this.connection = null;
     if (connection === null || !this.owned) return;
@@ -149,6 +157,25 @@ export class RedisStore implements RateLimitStore {
     if (redis === null) return;
     if (redis.status === 'ready') await redis.quit().catch(() => undefined);
     if (redis.status !== 'end') redis.disconnect();
+  }
+
+  /**
+   * A connection on its way (first connect, or reconnecting): waited for, at most timeoutMs.
+   * Every charge meanwhile waits on one listener of the connection's `ready`.
+   */
+  private whenReady(redis: ScriptedRedis): Promise<ScriptedRedis> {
+    if (redis.status === 'end') return Promise.reject(new Error('The Redis connection is closed.'));
+    this.ready ??= new Promise<void>((resolve) => {
+      redis.once('ready', () => {
+        this.ready = null;
+        resolve();
+      });
+    });
+    return withTimeout(
+      this.ready.then(() => redis),
+      this.timeoutMs,
+      `Redis is not connected (${redis.status}).`,
+    );
   }
 
   private redis(): Promise<ScriptedRedis> {
@@ -160,6 +187,8 @@ export class RedisStore implements RateLimitStore {
         const { Redis: Client } = await loadIoredis('The Redis rate-limit store');
         redis = new Client(this.url as string, {
           connectionName: 'graphql-ratelimit',
+          // Charges issued in the same turn of the event loop go out in one write (still one round trip each).
+          enableAutoPipelining: true,
           connectTimeout: this.timeoutMs * 5,
           // A charge while Redis is away fails at once rather than waiting for a reconnection.
           enableOfflineQueue: false,
@@ -174,7 +203,8 @@ export class RedisStore implements RateLimitStore {
       if ((redis as unknown as Partial<ScriptedRedis>).graphqlRateLimit === undefined) {
         redis.defineCommand('graphqlRateLimit', { numberOfKeys: 1, lua: RATE_LIMIT_SCRIPT });
       }
-      return redis as unknown as ScriptedRedis;
+      this.connected = redis as unknown as ScriptedRedis;
+      return this.connected;
     })();
     this.connection.catch(() => {
       // ioredis could not be loaded: try again on the next charge.
@@ -190,27 +220,11 @@ function readReply(reply: number[]): ChargeOutcome {
   return { allowed: Number(reply[0]) === 1, retryAfterMs: Number(reply[1]), buckets };
 }
 
-/** A connection on its way (first connect, or reconnecting): waited for, at most `ms`. */
-function whenReady(redis: ScriptedRedis, ms: number): Promise<ScriptedRedis> {
-  if (redis.status === 'end') return Promise.reject(new Error('The Redis connection is closed.'));
-  return new Promise((resolve, reject) => {
-    const ready = (): void => {
-      clearTimeout(timer);
-      resolve(redis);
-    };
-    const timer = setTimeout(() => {
-      redis.off('ready', ready);
-      reject(new Error(`Redis is not connected (${redis.status}).`));
-    }, ms);
-    redis.once('ready', ready);
-  });
-}
-
 /** ioredis's commandTimeout covers its own connections; a client of the user's may have none. */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+function withTimeout<T>(promise: Promise<T>, ms: number, message = `Redis did not answer within ${ms} ms.`): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms.`)), ms);
+    timer = setTimeout(() => reject(new Error(message)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

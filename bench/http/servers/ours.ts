@@ -8,16 +8,28 @@
  * bearer tokens verified with the file's RSA public key, and the file's API key. With
  * `--rate-limit=memory` or `--rate-limit=redis` instead, it limits requests per client, with a
  * budget the benchmark never exhausts (every request is charged and answered), in memory or in
- * the Redis at REDIS_URL.
+ * the Redis at REDIS_URL; `--rate-limit=redis-ping` is the floor of the latter (see pingStore).
  */
 import '../../production-mode.ts';
 import { apiKeyAuth, createServer, jwtAuth } from '../../../src/index.ts';
+import type { RateLimitStore } from '../../../src/ratelimit/store.ts';
 import { createBenchSchema, createDb } from '../../schema.ts';
 import { readCredentials } from '../credentials.ts';
 import { GRAPHQL_PATH } from '../scenarios.ts';
 import { announce, listen } from './serve.ts';
 
 const rateLimitArg = process.argv.find((arg) => arg.startsWith('--rate-limit='));
+/**
+ * `--rate-limit=redis-ping`: the floor of a limit shared through Redis, one round trip per
+ * request: a store whose every charge is one PING (and an allowance that says nothing).
+ */
+async function pingStore(): Promise<RateLimitStore> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { enableAutoPipelining: true });
+  await redis.ping();
+  const allowed = { allowed: true, retryAfterMs: 0, buckets: [{ remaining: 1_000_000_000, fullInMs: 0 }] };
+  return { charge: () => redis.ping().then(() => allowed), close: async () => redis.disconnect() };
+}
 const rateLimitStore = rateLimitArg?.slice('--rate-limit='.length);
 const credentialsArg = process.argv.slice(2).find((arg) => !arg.startsWith('--'));
 const credentials = credentialsArg === undefined ? null : readCredentials(credentialsArg);
@@ -33,7 +45,12 @@ const server = createServer({
         rateLimit: {
           // A billion a second: charged on every request, never refused.
           requests: { limit: 1_000_000_000, windowSeconds: 1 },
-          store: rateLimitStore === 'redis' ? { type: 'redis' as const, url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', keyPrefix: `bench:${process.pid}:` } : { type: 'memory' as const },
+          store:
+            rateLimitStore === 'redis'
+              ? { type: 'redis' as const, url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', keyPrefix: `bench:${process.pid}:` }
+              : rateLimitStore === 'redis-ping'
+                ? await pingStore()
+                : { type: 'memory' as const },
         },
       }),
   authenticate:
