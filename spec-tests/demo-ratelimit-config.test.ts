@@ -5,12 +5,13 @@
  * it (`createServer` over `demoSchema` with `...demoSecurity(env)`) on 127.0.0.1, port 0, with
  * RATE_LIMIT_PER_MINUTE=3.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createServer } from '../src/index.ts';
 import { demoSecurity } from '../src/demo/config.ts';
-import { createDemoContext, createDemoData, demoSchema } from '../src/demo/librarySchema.ts';
-import { closeNow, json, listenOnLoopback, postJson } from './support/httpServer.ts';
+import { demoSchema } from '../src/demo/librarySchema.ts';
+import { json, postJson } from './support/httpServer.ts';
 import type { SentResponse } from './support/httpServer.ts';
+import { serveDemo } from './support/demo.ts';
 
 const JSON_RESPONSE = 'application/json; charset=utf-8';
 
@@ -106,30 +107,6 @@ describe('demoSecurity: rate limits from the environment', () => {
   });
 });
 
-/** The demo started as main.ts starts it, with these environment variables. */
-function serveDemo(env: Record<string, string>): { readonly url: string } {
-  let started: { url: string; close: () => Promise<void> } | undefined;
-  beforeAll(async () => {
-    const data = createDemoData();
-    const server = createServer({
-      schema: demoSchema,
-      context: (_request, { identity }) => createDemoContext(data, identity),
-      ...demoSecurity(env),
-      log: () => undefined,
-    });
-    const port = await listenOnLoopback(server);
-    started = { url: `http://127.0.0.1:${port}/graphql`, close: () => closeNow(server) };
-  });
-  afterAll(async () => {
-    await started?.close();
-  });
-  return {
-    get url() {
-      if (started === undefined) throw new Error('The demo is read before its suite started it.');
-      return started.url;
-    },
-  };
-}
 
 const QUERY = '{ books(limit: 1) { total } }';
 

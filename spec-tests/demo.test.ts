@@ -17,13 +17,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHandler, createServer } from '../src/index.ts';
 import { DEMO_API_KEYS, demoSecurity } from '../src/demo/config.ts';
 import { createDemoContext, createDemoData, demoSchema } from '../src/demo/librarySchema.ts';
-import type { DemoData } from '../src/demo/librarySchema.ts';
-import { closeNow, json, listenOnLoopback, postJson, send } from './support/httpServer.ts';
+import { json, postJson, send } from './support/httpServer.ts';
 import type { SentResponse } from './support/httpServer.ts';
+import { serveDemo } from './support/demo.ts';
+import type { Demo } from './support/demo.ts';
 
 const JSON_RESPONSE = 'application/json; charset=utf-8';
 const ISSUER = 'https://login.example.com';
@@ -43,42 +44,6 @@ function token(sub: string, claims: Record<string, unknown>, audience: string = 
     .setIssuedAt()
     .setExpirationTime('1h')
     .sign(privateKey);
-}
-
-interface Demo {
-  url: string;
-  data: DemoData;
-}
-
-/** The demo for one describe block, started as main.ts starts it, with these environment variables. */
-function serveDemo(env: Record<string, string>): Demo {
-  let started: { url: string; data: DemoData; close: () => Promise<void> } | undefined;
-  beforeAll(async () => {
-    const data = createDemoData();
-    const server = createServer({
-      schema: demoSchema,
-      context: (_request, { identity }) => createDemoContext(data, identity),
-      ...demoSecurity(env),
-      log: () => undefined,
-    });
-    const port = await listenOnLoopback(server);
-    started = { url: `http://127.0.0.1:${port}/graphql`, data, close: () => closeNow(server) };
-  });
-  afterAll(async () => {
-    await started?.close();
-  });
-  const current = () => {
-    if (started === undefined) throw new Error('The demo is read before its suite started it.');
-    return started;
-  };
-  return {
-    get url() {
-      return current().url;
-    },
-    get data() {
-      return current().data;
-    },
-  };
 }
 
 /** A GraphQL POST with an API key (or none), answered as application/json. */

@@ -26,6 +26,7 @@ import type { BucketCharge, BudgetName } from '../src/ratelimit/store.ts';
 import { MAX_BUCKET_UNITS, chargeBuckets } from '../src/ratelimit/tokenBucket.ts';
 import type { BucketState, Budget, ChargeOutcome } from '../src/ratelimit/tokenBucket.ts';
 import { expectTypeError, rejectionOf } from './support/expectations.ts';
+import { amountArbitrary, deltaArbitrary } from './support/rateLimitArbitraries.ts';
 
 const REDIS_URL = process.env.REDIS_URL;
 const HAVE_REDIS = REDIS_URL !== undefined && REDIS_URL !== '';
@@ -46,9 +47,6 @@ function chargesOf(budgets: ReadonlyArray<Budget>, amounts: ReadonlyArray<number
 
 const one = (amount: number, budget: Budget = THREE_PER_MINUTE): BucketCharge[] => [{ name: 'requests', budget, amount }];
 
-/** A whole number in [min, max], beyond fc.integer's 32 bits. */
-const safeInteger = (min: number, max: number): fc.Arbitrary<number> => fc.bigInt({ min: BigInt(min), max: BigInt(max) }).map(Number);
-
 /** Budgets of every size: small ones, 5,000 per hour (1.8e10 units), and limit × window at or near 2^50. */
 const budgetArbitrary: fc.Arbitrary<Budget> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ limit: fc.integer({ min: 1, max: 1000 }), windowMs: fc.oneof(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 3_600_000 })) }) },
@@ -56,29 +54,6 @@ const budgetArbitrary: fc.Arbitrary<Budget> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ limit: 2 ** 20, windowMs: 2 ** 30 }) },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 ** 20 }).map((limit) => ({ limit, windowMs: Math.floor(MAX_BUCKET_UNITS / limit) })) },
 );
-
-function deltaArbitrary(budgets: ReadonlyArray<Budget>, backwards: boolean): fc.Arbitrary<number> {
-  const longest = Math.max(...budgets.map((budget) => budget.windowMs));
-  const perToken = Math.max(...budgets.map((budget) => Math.ceil(budget.windowMs / budget.limit)));
-  return fc.oneof(
-    { weight: 3, arbitrary: fc.constant(0) },
-    { weight: 3, arbitrary: fc.integer({ min: 1, max: 5 }) },
-    { weight: 4, arbitrary: safeInteger(1, 3 * perToken) },
-    { weight: 2, arbitrary: safeInteger(1, longest) },
-    { weight: 1, arbitrary: safeInteger(longest + 1, 3 * longest) },
-    { weight: backwards ? 2 : 0, arbitrary: safeInteger(-2 * longest, -1) },
-  );
-}
-
-function amountArbitrary(budget: Budget): fc.Arbitrary<number> {
-  return fc.oneof(
-    { weight: 5, arbitrary: fc.integer({ min: 1, max: Math.min(3, budget.limit) }) },
-    { weight: 2, arbitrary: fc.constant(0) },
-    { weight: 3, arbitrary: fc.integer({ min: 1, max: budget.limit }) },
-    { weight: 1, arbitrary: fc.integer({ min: budget.limit + 1, max: 3 * budget.limit }) },
-    { weight: 2, arbitrary: fc.integer({ min: -budget.limit - 2, max: -1 }) },
-  );
-}
 
 interface Step {
   readonly key: string;
@@ -95,7 +70,7 @@ function scenarioArbitrary(keys: ReadonlyArray<string>, backwards: boolean, maxS
         .array(
           fc.record({
             key: fc.constantFrom(...keys),
-            delta: deltaArbitrary(budgets, backwards),
+            delta: deltaArbitrary(budgets, { backwards, beyond: 3 }),
             amounts: fc.tuple(...budgets.map(amountArbitrary)),
             sweep: fc.boolean(),
           }),

@@ -329,30 +329,50 @@ function selectScenarios(names: string[]): { scenarios: HttpScenario[]; authenti
  * credential again and again finds them.
  */
 async function runAuthenticated(timing: Timing, scratch: string): Promise<Row[]> {
-  const scenario = SCENARIOS.find((candidate) => candidate.name === 'hello') as HttpScenario;
-  const expected = expectedData(scenario);
   const credentialsPath = join(scratch, 'credentials.json');
   const client = await makeCredentials(credentialsPath);
-  const started: RunningServer[] = [];
-  try {
-    const start = async (args: string[] = []) => {
-      const server = await startServer('ours', args);
-      started.push(server);
-      return server;
-    };
-    const contenders: Contender[] = [
+  return measureOurVariants(
+    AUTH_SCENARIO,
+    timing,
+    async (start) => [
       { label: NO_CREDENTIAL, server: await start(), headers: REQUEST_HEADERS },
       { label: JWT_BEARER, server: await start([credentialsPath]), headers: { ...REQUEST_HEADERS, authorization: `Bearer ${client.jwt}` } },
       { label: API_KEY, server: await start([credentialsPath]), headers: { ...REQUEST_HEADERS, 'x-api-key': client.apiKey } },
-    ];
-    for (const contender of contenders) await assertServerAnswers(contender, scenario, expected);
+    ],
     // The authenticating servers must really check: a wrong credential is refused.
-    for (const contender of contenders.slice(1)) {
-      const refused = await post(contender.server.url, { ...REQUEST_HEADERS, 'x-api-key': 'not-the-key' }, requestBody(scenario));
+    async (contender, body) => {
+      const refused = await post(contender.server.url, { ...REQUEST_HEADERS, 'x-api-key': 'not-the-key' }, body);
       if (refused.status !== 401) throw new Error(`${AUTH_SCENARIO}: the ${contender.label} server answered a wrong key with ${refused.status}, not 401.`);
-    }
-    console.error(`${AUTH_SCENARIO}: every server answers the expected data, and refuses a wrong key; measuring…`);
-    return await measureServers(contenders, scenario, timing, AUTH_SCENARIO);
+    },
+    'refuses a wrong key',
+  );
+}
+
+/**
+ * `{ hello }` to processes of our server started with different arguments: each must answer
+ * the expected data, and every one but the first (the base) must pass `check`; then they are
+ * measured in interleaved rounds.
+ */
+async function measureOurVariants(
+  label: string,
+  timing: Timing,
+  contendersOf: (start: (args?: string[]) => Promise<RunningServer>) => Promise<Contender[]>,
+  check: (contender: Contender, body: string) => Promise<void>,
+  checked: string,
+): Promise<Row[]> {
+  const scenario = SCENARIOS.find((candidate) => candidate.name === 'hello') as HttpScenario;
+  const expected = expectedData(scenario);
+  const started: RunningServer[] = [];
+  try {
+    const contenders = await contendersOf(async (args: string[] = []) => {
+      const server = await startServer('ours', args);
+      started.push(server);
+      return server;
+    });
+    for (const contender of contenders) await assertServerAnswers(contender, scenario, expected);
+    for (const contender of contenders.slice(1)) await check(contender, requestBody(scenario));
+    console.error(`${label}: every server answers the expected data, and ${checked}; measuring…`);
+    return await measureServers(contenders, scenario, timing, label);
   } finally {
     await Promise.all(started.map((server) => server.stop()));
   }
@@ -364,38 +384,31 @@ async function runAuthenticated(timing: Timing, scratch: string): Promise<Row[]>
  * in its own process. Every request is charged; the budget is never exhausted.
  */
 async function runRateLimited(timing: Timing): Promise<Row[]> {
-  const scenario = SCENARIOS.find((candidate) => candidate.name === 'hello') as HttpScenario;
-  const expected = expectedData(scenario);
-  const started: RunningServer[] = [];
-  try {
-    const start = async (args: string[] = []) => {
-      const server = await startServer('ours', args);
-      started.push(server);
-      return server;
-    };
-    const contenders: Contender[] = [
-      { label: NO_LIMITER, server: await start(), headers: REQUEST_HEADERS },
-      { label: MEMORY_LIMITER, server: await start(['--rate-limit=memory']), headers: REQUEST_HEADERS },
-    ];
-    const redis = await start(['--rate-limit=redis']);
-    const probe = await post(redis.url, REQUEST_HEADERS, requestBody(scenario));
-    if (probe.status === 200) {
-      contenders.push({ label: REDIS_LIMITER, server: redis, headers: REQUEST_HEADERS });
-      contenders.push({ label: REDIS_FLOOR, server: await start(['--rate-limit=redis-ping']), headers: REQUEST_HEADERS });
-    } else {
-      console.error(`${RATE_LIMIT_SCENARIO}: the Redis store answered ${probe.status} (is Redis running at REDIS_URL?); measured without it.`);
-    }
-    for (const contender of contenders) await assertServerAnswers(contender, scenario, expected);
+  return measureOurVariants(
+    RATE_LIMIT_SCENARIO,
+    timing,
+    async (start) => {
+      const contenders: Contender[] = [
+        { label: NO_LIMITER, server: await start(), headers: REQUEST_HEADERS },
+        { label: MEMORY_LIMITER, server: await start(['--rate-limit=memory']), headers: REQUEST_HEADERS },
+      ];
+      const redis = await start(['--rate-limit=redis']);
+      const probe = await post(redis.url, REQUEST_HEADERS, requestBody(SCENARIOS.find((candidate) => candidate.name === 'hello') as HttpScenario));
+      if (probe.status === 200) {
+        contenders.push({ label: REDIS_LIMITER, server: redis, headers: REQUEST_HEADERS });
+        contenders.push({ label: REDIS_FLOOR, server: await start(['--rate-limit=redis-ping']), headers: REQUEST_HEADERS });
+      } else {
+        console.error(`${RATE_LIMIT_SCENARIO}: the Redis store answered ${probe.status} (is Redis running at REDIS_URL?); measured without it.`);
+      }
+      return contenders;
+    },
     // The limiting servers must really limit: their answers say where the budget stands.
-    for (const contender of contenders.slice(1)) {
-      const answer = await post(contender.server.url, REQUEST_HEADERS, requestBody(scenario));
+    async (contender, body) => {
+      const answer = await post(contender.server.url, REQUEST_HEADERS, body);
       if (answer.headers['ratelimit'] === undefined) throw new Error(`${RATE_LIMIT_SCENARIO}: the ${contender.label} server sent no RateLimit header.`);
-    }
-    console.error(`${RATE_LIMIT_SCENARIO}: every server answers the expected data, the limiters with RateLimit headers; measuring…`);
-    return await measureServers(contenders, scenario, timing, RATE_LIMIT_SCENARIO);
-  } finally {
-    await Promise.all(started.map((server) => server.stop()));
-  }
+    },
+    'the limiters send RateLimit headers',
+  );
 }
 
 const formatRate = (rate: number) => rate.toLocaleString('en-US', { maximumFractionDigits: 0 });
@@ -423,8 +436,12 @@ function printReport(allRows: readonly Row[], { seconds, warmupSeconds }: Timing
       `of warm-up; one server under load at a time, ${cpuPlacement().description}. req/s and p99 are the medians of the rounds.`,
   );
   if (rows.length > 0) printServers(rows);
-  if (authRows.length > 0) printAuthenticated(authRows);
-  if (limitedRows.length > 0) printRateLimited(limitedRows);
+  if (authRows.length > 0) {
+    printVariants(authRows, `${AUTH_SCENARIO}: \`{ hello }\` to our server, by the credential sent (each to its own server process):`, 'credential', NO_CREDENTIAL);
+  }
+  if (limitedRows.length > 0) {
+    printVariants(limitedRows, `${RATE_LIMIT_SCENARIO}: \`{ hello }\` to our server, by rate limiter (each in its own server process):`, 'limiter', NO_LIMITER);
+  }
   printBars(allRows);
 }
 
@@ -464,33 +481,20 @@ function printServers(rows: readonly Row[]): void {
 
 }
 
-/** `{ hello }` by credential: rates, the ratio to no credential, and the server's CPU per request. */
-function printAuthenticated(rows: readonly Row[]): void {
+/**
+ * `{ hello }` to variants of our server (by credential, by rate limiter): rates, the ratio to
+ * the first, and the server's CPU per request.
+ */
+function printVariants(rows: readonly Row[], title: string, column: string, base: string): void {
   console.log();
-  console.log(`${AUTH_SCENARIO}: \`{ hello }\` to our server, by the credential sent (each to its own server process):`);
+  console.log(title);
   console.log();
-  console.log('| credential | req/s | p99 latency (ms) | ÷ no credential | server CPU per request (µs) | load generator CPU |');
+  console.log(`| ${column} | req/s | p99 latency (ms) | ÷ ${base} | server CPU per request (µs) | load generator CPU |`);
   console.log('|---|--:|--:|--:|--:|--:|');
   for (const row of rows) {
     const perRequest = Math.round((row.serverCpu * 1e6) / row.requestsPerSecond);
     console.log(
-      `| ${row.server} | ${formatRate(row.requestsPerSecond)} | ${row.p99Ms} | ${ratio(rows, row, NO_CREDENTIAL).toFixed(2)} ` +
-        `| ${perRequest} | ${formatShare(row.loadGeneratorCpu)} |`,
-    );
-  }
-}
-
-/** `{ hello }` by rate limiter: rates, the ratio to no limiter, and the server's CPU per request. */
-function printRateLimited(rows: readonly Row[]): void {
-  console.log();
-  console.log(`${RATE_LIMIT_SCENARIO}: \`{ hello }\` to our server, by rate limiter (each in its own server process):`);
-  console.log();
-  console.log('| limiter | req/s | p99 latency (ms) | ÷ no limiter | server CPU per request (µs) | load generator CPU |');
-  console.log('|---|--:|--:|--:|--:|--:|');
-  for (const row of rows) {
-    const perRequest = Math.round((row.serverCpu * 1e6) / row.requestsPerSecond);
-    console.log(
-      `| ${row.server} | ${formatRate(row.requestsPerSecond)} | ${row.p99Ms} | ${ratio(rows, row, NO_LIMITER).toFixed(2)} ` +
+      `| ${row.server} | ${formatRate(row.requestsPerSecond)} | ${row.p99Ms} | ${ratio(rows, row, base).toFixed(2)} ` +
         `| ${perRequest} | ${formatShare(row.loadGeneratorCpu)} |`,
     );
   }
