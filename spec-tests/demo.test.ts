@@ -550,7 +550,9 @@ async function waitUntil(done: () => boolean, ms: number, explain: () => string)
 describe('npm start', () => {
   it('prints its URL and the demo keys, answers a query, and stops on SIGTERM', async () => {
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'development' };
+    // The webhooks' store in a directory of its own, not the repository's ./data.
+    const dataDir = mkdtempSync(join(tmpdir(), 'demo-data-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'development', DATA_DIR: dataDir };
     for (const name of ['JWT_PUBLIC_KEY', 'JWKS_URL', 'OAUTH2_INTROSPECTION_URL', 'REQUIRE_AUTH', 'CORS_ORIGINS']) delete env[name];
     // Its own process group (npm, its shell, tsx, node), so that the whole group can be signalled.
     const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

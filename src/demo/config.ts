@@ -15,6 +15,9 @@
  *   TRUST_PROXY        how many proxies in front append to X-Forwarded-For (default 0)
  *   REDIS_URL          events, rate limits and persisted queries go through Redis, so that
  *                      several instances share subscriptions, budgets and registered queries
+ *   DATA_DIR           where the webhooks' embedded store lives (default ./data; with REDIS_URL, Redis instead)
+ *   WEBHOOK_ALLOWED_HOSTS   hosts exempt from the private-address rule, separated by commas
+ *   WEBHOOK_RETRY_SCHEDULE  seconds between attempts, separated by commas (default 5,300,1800,7200,18000,36000,36000)
  *   NODE_ENV           production: demo keys refused (401), no introspection, errors masked
  */
 import { readFileSync } from 'node:fs';
@@ -28,6 +31,11 @@ import type { RateLimitOptions } from '../ratelimit/rateLimiter.ts';
 import type { PersistedQueriesOptions } from '../security/trustedDocuments.ts';
 import { jwtAuth } from '../security/jwtAuth.ts';
 import { oauth2IntrospectionAuth } from '../security/oauth2IntrospectionAuth.ts';
+import { FileStore } from '../webhooks/fileStore.ts';
+import { RedisWebhookStore } from '../webhooks/redisStore.ts';
+import { DEFAULT_RETRY_SCHEDULE, createWebhooks } from '../webhooks/webhooks.ts';
+import type { Webhooks } from '../webhooks/webhooks.ts';
+import { DEMO_EVENT_TYPES } from './librarySchema.ts';
 
 /** The demo API keys: each key is also its id, and has the role it names. Refused in production. */
 export const DEMO_API_KEYS = [
@@ -129,6 +137,29 @@ function count(name: string, value: string, least: number): number {
 export function demoEvents(env: Readonly<Record<string, string | undefined>>): PubSub {
   const url = set(env['REDIS_URL']);
   return url === undefined ? createPubSub() : createRedisPubSub({ url });
+}
+
+/** The demo's webhooks: their embedded store in DATA_DIR (or Redis, with REDIS_URL), the hosts and schedule the environment gives. Not started. */
+export function demoWebhooks(env: Readonly<Record<string, string | undefined>>): Webhooks {
+  const production = env['NODE_ENV'] === 'production';
+  const schedule = set(env['WEBHOOK_RETRY_SCHEDULE']);
+  const retrySchedule =
+    schedule === undefined
+      ? DEFAULT_RETRY_SCHEDULE
+      : schedule.split(',').map((part) => {
+          const text = part.trim();
+          if (!/^\d+(\.\d+)?$/.test(text)) throw new TypeError(`WEBHOOK_RETRY_SCHEDULE must list seconds separated by commas, like 5,300,1800; "${part}" is not a number of seconds.`);
+          return Number(text);
+        });
+  const hosts = set(env['WEBHOOK_ALLOWED_HOSTS']);
+  return createWebhooks({
+    // Several instances share one Redis: they share the webhooks too, each attempt made by one of them.
+    store: set(env['REDIS_URL']) !== undefined ? new RedisWebhookStore({ url: set(env['REDIS_URL']) as string }) : new FileStore({ dir: set(env['DATA_DIR']) ?? './data' }),
+    eventTypes: DEMO_EVENT_TYPES,
+    production,
+    allowedHosts: hosts === undefined ? [] : hosts.split(',').map((host) => host.trim()).filter((host) => host !== ''),
+    retrySchedule,
+  });
 }
 
 function set(value: string | undefined): string | undefined {

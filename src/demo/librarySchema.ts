@@ -4,13 +4,18 @@
  * (`Date`), an input object, a paginated list with cost directives, mutations, per-request
  * BatchLoaders in front of the data store, authorization (three roles: an admin includes an
  * editor, who includes a reader; fields only admins see; a mutation for editors and one that
- * also needs multi-factor sign-in), and a subscription fed by the mutation through a pub/sub.
+ * also needs multi-factor sign-in), a subscription fed by the mutation through the event bus,
+ * and the webhooks the same events go to, registered by admins through mutations.
  */
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import { BatchLoader } from '../batching/batchLoader.ts';
 import { makeSchema } from '../schema/makeSchema.ts';
 import { createPubSub } from '../events/pubsub.ts';
 import type { PubSub } from '../events/pubsub.ts';
+import { createEventBus } from '../events/eventBus.ts';
+import { WebhookError } from '../webhooks/webhooks.ts';
+import type { EndpointView, Webhooks } from '../webhooks/webhooks.ts';
+import type { Delivery } from '../webhooks/store.ts';
 import { ANONYMOUS } from '../security/identity.ts';
 import type { Identity } from '../security/identity.ts';
 
@@ -82,6 +87,44 @@ export const demoTypeDefs = /* GraphQL */ `
     text: String
   }
 
+  "A registered webhook endpoint: for admins only."
+  type WebhookEndpoint @auth(roles: ["admin"]) {
+    id: ID!
+    url: String!
+    "The event types it gets."
+    events: [String!]!
+    description: String
+    createdAt: String!
+    "Why deliveries to it stopped (410 Gone, or failed deliveries in a row); null while enabled."
+    disabledReason: String
+    consecutiveFailures: Int!
+    "The signing secret: in the answer to registerWebhook and rotateWebhookSecret only, null anywhere else."
+    secret: String
+    "Its most recent deliveries, newest first."
+    deliveries(limit: Int = 20): [WebhookDelivery!]! @listSize(slicingArguments: ["limit"])
+  }
+
+  type WebhookDelivery @auth(roles: ["admin"]) {
+    id: ID!
+    "The event's id: the webhook-id header of every attempt."
+    eventId: ID!
+    "pending, delivered or failed."
+    status: String!
+    "When the next attempt is due, while pending."
+    nextAttemptAt: String
+    attempts: [WebhookAttempt!]!
+  }
+
+  type WebhookAttempt @auth(roles: ["admin"]) {
+    at: String!
+    durationMs: Int!
+    "The receiver's status; null when it did not answer."
+    status: Int
+    error: String
+    "At most 1 KB of the receiver's answer."
+    responseBody: String!
+  }
+
   type Query {
     authors: [Author!]!
     books(genre: Genre, limit: Int = 10, offset: Int = 0): BookPage! @listSize(slicingArguments: ["limit"], sizedFields: ["items"])
@@ -89,6 +132,7 @@ export const demoTypeDefs = /* GraphQL */ `
     search(text: String!): [SearchResult!]! @listSize(assumedSize: 20)
     me: Viewer!
     stats: LibraryStats!
+    webhookEndpoints: [WebhookEndpoint!]! @auth(roles: ["admin"])
   }
 
   type Subscription {
@@ -100,6 +144,15 @@ export const demoTypeDefs = /* GraphQL */ `
     addReview(review: ReviewInput!): Review! @auth(roles: ["editor"])
     "Deleting is for admins who signed in with a second factor."
     deleteReview(id: ID!): Boolean! @auth(roles: ["admin"], mfa: true)
+    "Registers a callback URL for these event types (review.created, review.deleted); the result holds its signing secret, shown this once."
+    registerWebhook(url: String!, events: [String!]!, description: String): WebhookEndpoint! @auth(roles: ["admin"])
+    removeWebhook(id: ID!): Boolean! @auth(roles: ["admin"])
+    "A new signing secret; the old one keeps signing for a day."
+    rotateWebhookSecret(id: ID!): WebhookEndpoint! @auth(roles: ["admin"])
+    "Enables an endpoint deliveries to which had stopped."
+    enableWebhook(id: ID!): WebhookEndpoint! @auth(roles: ["admin"])
+    "Sends a kept event again (to one endpoint, or to every endpoint that wants its type); how many deliveries were made."
+    redeliverWebhookEvent(eventId: ID!, endpointId: ID): Int! @auth(roles: ["admin"])
   }
 `;
 
@@ -107,14 +160,19 @@ interface AuthorRow { id: string; name: string; born: string | null; email: stri
 interface BookRow { id: string; title: string; genre: 'f' | 's' | 'h'; published: string | null; authorId: string }
 interface ReviewRow { id: string; bookId: string; stars: number; text: string | null }
 
-/** The topic addReview publishes each new review to. */
-export const REVIEW_ADDED = 'reviewAdded';
+/** The event addReview publishes: to webhooks, and to the reviewAdded subscription as its topic. */
+export const REVIEW_CREATED = 'review.created';
+/** The event deleteReview publishes. */
+export const REVIEW_DELETED = 'review.deleted';
+/** The event types the demo declares. */
+export const DEMO_EVENT_TYPES = [REVIEW_CREATED, REVIEW_DELETED];
 
 /**
  * The data store: each server start (and each test) gets its own, with the pub/sub its events
- * go through (in memory unless one is given: main.ts gives a Redis one when REDIS_URL is set).
+ * go through (in memory unless one is given: main.ts gives a Redis one when REDIS_URL is set)
+ * and the webhooks they are delivered to (none unless given), behind one event bus.
  */
-export function createDemoData(events: PubSub = createPubSub()) {
+export function createDemoData(events: PubSub = createPubSub(), webhooks: Webhooks | null = null) {
   const authors: AuthorRow[] = [
     { id: 'a1', name: 'Ursula K. Le Guin', born: '1929-10-21', email: 'ursula@example.org' },
     { id: 'a2', name: 'Carl Sagan', born: '1934-11-09', email: 'carl@example.org' },
@@ -128,7 +186,8 @@ export function createDemoData(events: PubSub = createPubSub()) {
     { id: 'b5', title: 'SPQR', genre: 'h', published: '2015-10-20', authorId: 'a3' },
   ];
   const reviews: ReviewRow[] = [{ id: 'r1', bookId: 'b3', stars: 5, text: 'Wonder, explained.' }];
-  return { authors, books, reviews, nextReviewId: 2, roundTrips: 0, events };
+  const bus = createEventBus(webhooks === null ? { pubsub: events } : { pubsub: events, webhooks });
+  return { authors, books, reviews, nextReviewId: 2, roundTrips: 0, events, bus, webhooks };
 }
 
 export type DemoData = ReturnType<typeof createDemoData>;
@@ -188,6 +247,17 @@ const DateScalar = new GraphQLScalarType({
   },
 });
 
+/** Runs an operation of the webhooks API; its refusals become GraphQL errors with their code. */
+async function webhooksOf<T>(data: DemoData, operation: (webhooks: Webhooks) => Promise<T>): Promise<T> {
+  if (data.webhooks === null) throw new GraphQLError('Webhooks are not enabled on this server.', { extensions: { code: 'WEBHOOKS_DISABLED' } });
+  try {
+    return await operation(data.webhooks);
+  } catch (error) {
+    if (error instanceof WebhookError) throw new GraphQLError(error.message, { extensions: { code: error.code } });
+    throw error;
+  }
+}
+
 const typeOf = (row: object) => ('title' in row ? 'Book' : 'stars' in row ? 'Review' : 'Author');
 
 export const demoSchema = makeSchema({
@@ -217,6 +287,7 @@ export const demoSchema = makeSchema({
         ];
       },
       me: (_: unknown, __: unknown, { identity }: DemoContext) => identity,
+      webhookEndpoints: (_: unknown, __: unknown, { data }: DemoContext) => webhooksOf(data, (webhooks) => webhooks.list()),
       stats: (_: unknown, __: unknown, { data }: DemoContext) => ({
         authors: data.authors.length,
         books: data.books.length,
@@ -241,12 +312,12 @@ export const demoSchema = makeSchema({
     Subscription: {
       reviewAdded: {
         subscribe: (_: unknown, { bookId }: { bookId?: string | null }, { data }: DemoContext) =>
-          data.events.subscribe<ReviewRow>(REVIEW_ADDED, bookId == null ? {} : { filter: (review) => review.bookId === bookId }),
+          data.events.subscribe<ReviewRow>(REVIEW_CREATED, bookId == null ? {} : { filter: (review) => review.bookId === bookId }),
         resolve: (review: ReviewRow) => review,
       },
     },
     Mutation: {
-      addReview: (_: unknown, { review }: { review: { bookId: string; stars: number; text?: string | null } }, { data, loaders }: DemoContext) => {
+      addReview: async (_: unknown, { review }: { review: { bookId: string; stars: number; text?: string | null } }, { data, loaders }: DemoContext) => {
         if (!data.books.some((book) => book.id === review.bookId)) {
           throw new GraphQLError(`No book has id "${review.bookId}".`, { extensions: { code: 'NOT_FOUND' } });
         }
@@ -254,19 +325,42 @@ export const demoSchema = makeSchema({
           throw new GraphQLError(`stars must be between 1 and 5, got ${review.stars}.`, { extensions: { code: 'BAD_USER_INPUT' } });
         }
         const row = { id: `r${data.nextReviewId++}`, bookId: review.bookId, stars: review.stars, text: review.text ?? null };
+        // The event first: once it is in the webhooks' outbox, the review is added (a write
+        // the outbox refuses adds nothing). Subscribers hear of it too.
+        await data.bus.publish(REVIEW_CREATED, row);
         data.reviews.push(row);
         loaders.reviewsByBook.clear(review.bookId);
-        // Subscribers hear of it; a publish that fails (Redis down) does not undo the review.
-        data.events.publish(REVIEW_ADDED, row).catch(() => undefined);
         return row;
       },
-      deleteReview: (_: unknown, { id }: { id: string }, { data, loaders }: DemoContext) => {
+      deleteReview: async (_: unknown, { id }: { id: string }, { data, loaders }: DemoContext) => {
         const index = data.reviews.findIndex((review) => review.id === id);
         if (index === -1) throw new GraphQLError(`No review has id "${id}".`, { extensions: { code: 'NOT_FOUND' } });
         const [removed] = data.reviews.splice(index, 1);
         loaders.reviewsByBook.clear((removed as ReviewRow).bookId);
+        await data.bus.publish(REVIEW_DELETED, removed);
         return true;
       },
+      registerWebhook: async (_: unknown, input: { url: string; events: string[]; description?: string | null }, { data }: DemoContext) => {
+        const { endpoint, secret } = await webhooksOf(data, (webhooks) => webhooks.register(input));
+        return { ...endpoint, secret };
+      },
+      removeWebhook: (_: unknown, { id }: { id: string }, { data }: DemoContext) => webhooksOf(data, (webhooks) => webhooks.remove(id)),
+      rotateWebhookSecret: async (_: unknown, { id }: { id: string }, { data }: DemoContext) => {
+        const { endpoint, secret } = await webhooksOf(data, (webhooks) => webhooks.rotateSecret(id));
+        return { ...endpoint, secret };
+      },
+      enableWebhook: (_: unknown, { id }: { id: string }, { data }: DemoContext) => webhooksOf(data, (webhooks) => webhooks.enable(id)),
+      redeliverWebhookEvent: (_: unknown, { eventId, endpointId }: { eventId: string; endpointId?: string | null }, { data }: DemoContext) =>
+        webhooksOf(data, (webhooks) => webhooks.redeliver(eventId, endpointId ?? undefined)),
+    },
+    WebhookEndpoint: {
+      disabledReason: (endpoint: EndpointView) => endpoint.disabled?.reason ?? null,
+      secret: (endpoint: EndpointView & { secret?: string }) => endpoint.secret ?? null,
+      deliveries: (endpoint: EndpointView, { limit }: { limit: number }, { data }: DemoContext) =>
+        webhooksOf(data, (webhooks) => webhooks.deliveries(endpoint.id, Math.min(Math.max(limit, 0), 100))),
+    },
+    WebhookDelivery: {
+      nextAttemptAt: (delivery: Delivery) => (delivery.nextAttemptAt === null ? null : new Date(delivery.nextAttemptAt).toISOString()),
     },
   },
 });

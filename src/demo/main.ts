@@ -1,11 +1,12 @@
 /**
  * `npm start`: the demo service at http://localhost:4000/graphql (PORT overrides; HOST too,
- * default 127.0.0.1; the security settings are read by config.ts). SIGTERM or Ctrl-C shuts it
+ * default 127.0.0.1; the security and webhook settings are read by config.ts). SIGTERM or Ctrl-C shuts it
  * down gracefully.
  */
 import { createServer } from '../transports/http/server.ts';
 import type { GraphQLServer } from '../transports/http/server.ts';
-import { demoEvents, demoSecurity } from './config.ts';
+import { demoEvents, demoSecurity, demoWebhooks } from './config.ts';
+import type { Webhooks } from '../webhooks/webhooks.ts';
 import { createDemoContext, createDemoData, demoSchema } from './librarySchema.ts';
 
 const port = Number(process.env.PORT ?? 4000);
@@ -18,8 +19,12 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 let data: ReturnType<typeof createDemoData>;
 let server: GraphQLServer;
 let production: boolean;
+let webhooks: Webhooks;
 try {
-  data = createDemoData(demoEvents(process.env));
+  webhooks = demoWebhooks(process.env);
+  // Deliveries left pending by the last run go out now.
+  await webhooks.start();
+  data = createDemoData(demoEvents(process.env), webhooks);
   const security = demoSecurity(process.env);
   server = createServer({
     schema: demoSchema,
@@ -50,7 +55,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     console.log(`${signal}: finishing in-flight requests, then stopping.`);
     void server
       .shutdown()
-      .then(() => data.events.close())
+      .then(() => Promise.all([data.events.close(), webhooks.close()]))
       .then(() => process.exit(0));
   });
 }
