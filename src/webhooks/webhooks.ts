@@ -228,7 +228,9 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       } finally {
         pumping = false;
       }
-      await wakeAtNextDue();
+      // While attempts are in flight, each one's end looks again (and the poller, for retries
+      // that fall due meanwhile); idle, a timer wakes the dispatcher when the next one is due.
+      if (running === 0) await wakeAtNextDue();
     })();
   }
 
