@@ -24,7 +24,8 @@
  * reserved unless a more precise class names it. `localhost` and `*.localhost` are loopback
  * by definition (RFC 6761) and refused without asking DNS. `allowedHosts` exempts hosts from
  * the address rule (never from the scheme rule): a receiver on your own network, a test's on
- * loopback. An IP literal in it also exempts that address when a name resolves to it.
+ * loopback. It exempts the host as written in the URL, not the addresses a name resolves to:
+ * allowing `127.0.0.1` does not let `rebind.example.com` resolve there.
  */
 import dns from 'node:dns';
 import { isIP } from 'node:net';
@@ -276,7 +277,6 @@ export async function validateCallbackUrl(
   }
   if (!Array.isArray(addresses) || addresses.length === 0) return `The callback URL's host ${host} resolves to no address.`;
   for (const { address } of addresses) {
-    if (allowed.has(hostKey(String(address)))) continue;
     const reason = forbiddenAddressReason(address);
     if (reason !== null) return `The callback URL's host ${host} resolves to ${String(address)}, ${reason}; ${PUBLIC_ONLY}.`;
   }
@@ -301,7 +301,6 @@ export function guardedLookup(allowedHosts: ReadonlyArray<string>, underlying: L
       }
       const entries = Array.isArray(address) ? address : [{ address, family }];
       for (const entry of entries) {
-        if (allowed.has(hostKey(String(entry.address)))) continue;
         const reason = forbiddenAddressReason(entry.address);
         if (reason === null) continue;
         const refusal: NodeJS.ErrnoException = new Error(`Refused to connect to ${String(entry.address)} (${reason}) for ${hostname}.`);

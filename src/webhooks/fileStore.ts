@@ -19,7 +19,7 @@
  * each endpoint's most recent `keepDeliveries` (100) with their events, for visibility and
  * manual redelivery. The file holds the signing secrets: it is created readable by its owner only.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, truncateSync, writeSync } from 'node:fs';
 import { open as openFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -218,7 +218,7 @@ export class FileStore implements WebhookStore {
           for (const waiter of waiting) waiter.reject(error);
         }
       }
-      if (this.lines > Math.max(10_000, 4 * this.liveLines())) await this.compact();
+      if (this.lines > Math.max(10_000, 4 * this.liveLines())) await this.compact().catch(() => undefined);
     } finally {
       this.flushing = null;
       if (this.queue.length > 0) this.flushing = this.flush();
@@ -229,30 +229,43 @@ export class FileStore implements WebhookStore {
     return this.endpointsById.size + this.events.size + this.deliveriesById.size;
   }
 
-  /** Rewrites the journal as the state it describes. */
+  /**
+   * Rewrites the journal as the state it describes. A rewrite that fails (a full disk) leaves
+   * the journal as it was, still appended to: it is only longer than it needs to be.
+   */
   private async compact(): Promise<void> {
     const lines: string[] = [];
     for (const endpoint of this.endpointsById.values()) lines.push(JSON.stringify({ t: 'endpoint', endpoint }));
     for (const { event } of this.events.values()) lines.push(JSON.stringify({ t: 'event', event, deliveries: [], at: 0 }));
     for (const record of this.deliveriesById.values()) lines.push(JSON.stringify({ t: 'delivery', delivery: snapshot(record) }));
     const temporary = `${this.path}.compacting`;
-    const fd = openSync(temporary, 'w', 0o600);
     try {
-      writeSync(fd, lines.length === 0 ? '' : lines.join('\n') + '\n');
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+      const fd = openSync(temporary, 'w', 0o600);
+      try {
+        writeSync(fd, lines.length === 0 ? '' : lines.join('\n') + '\n');
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      rmSync(temporary, { force: true });
+      return;
     }
     await (this.handle as FileHandle).close();
-    renameSync(temporary, this.path);
-    const directory = openSync(join(this.path, '..'), 'r');
     try {
-      fsyncSync(directory);
+      renameSync(temporary, this.path);
+      this.lines = lines.length;
+      const directory = openSync(join(this.path, '..'), 'r');
+      try {
+        fsyncSync(directory);
+      } finally {
+        closeSync(directory);
+      }
+    } catch {
+      rmSync(temporary, { force: true });
     } finally {
-      closeSync(directory);
+      this.handle = await openFile(this.path, 'a', 0o600);
     }
-    this.handle = await openFile(this.path, 'a', 0o600);
-    this.lines = lines.length;
   }
 
   private apply(line: JournalLine): void {

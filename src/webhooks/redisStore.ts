@@ -6,10 +6,15 @@
  *   endpoints            hash: id → endpoint (JSON)
  *   event:<id>           the event (JSON), kept `retentionSeconds` (7 days) for redelivery
  *   delivery:<id>        the delivery (JSON): status, attempts, next attempt
- *   due                  sorted set of pending deliveries by when they are due (ms)
+ *   due:<endpoint>       sorted set of the endpoint's pending deliveries by when they are due (ms)
+ *   endpointsDue         sorted set of enabled endpoints by their earliest due delivery
  *   claims               hash: delivery id → the claim that holds it
- *   pending:<endpoint>   set of the endpoint's pending deliveries (parked while it is disabled)
  *   recent:<endpoint>    list of its deliveries, newest first, trimmed to `keepDeliveries`
+ *
+ * Queues per endpoint, so that one endpoint's backlog never hides another's due deliveries: a
+ * claim walks the endpoints that have something due, earliest first, and takes the first due
+ * delivery of each one not busy. A disabled endpoint leaves `endpointsDue` (its deliveries
+ * wait in its queue) and comes back when enabled.
  *
  * A claim is a lease: the claim script (one round trip, atomic) takes due deliveries, moves
  * each one's due time to now + lease and records a token for it. An instance that dies
@@ -37,7 +42,20 @@ export interface RedisWebhookStoreOptions {
   retentionSeconds?: number;
 }
 
-const CLAIM_SCRIPT = `
+/** Lua shared by the scripts: puts an endpoint in endpointsDue at its earliest due time (or takes it out). */
+const RESCORE = `
+local function rescore(prefix, endpointId)
+  local first = redis.call('ZRANGE', prefix .. 'due:' .. endpointId, 0, 0, 'WITHSCORES')
+  local endpoint = redis.call('HGET', prefix .. 'endpoints', endpointId)
+  if #first == 0 or not endpoint or cjson.decode(endpoint).disabled ~= cjson.null then
+    redis.call('ZREM', prefix .. 'endpointsDue', endpointId)
+  else
+    redis.call('ZADD', prefix .. 'endpointsDue', first[2], endpointId)
+  end
+end
+`;
+
+const CLAIM_SCRIPT = `${RESCORE}
 local prefix = ARGV[1]
 local now = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
@@ -45,36 +63,35 @@ local lease = tonumber(ARGV[4])
 local token = ARGV[5]
 local busy = {}
 for i = 6, #ARGV do busy[ARGV[i]] = true end
-local ids = redis.call('ZRANGEBYSCORE', prefix .. 'due', '-inf', now, 'LIMIT', 0, limit * 4 + 16)
 local out = {}
-local taken = {}
 local count = 0
-for _, id in ipairs(ids) do
+for _, endpointId in ipairs(redis.call('ZRANGEBYSCORE', prefix .. 'endpointsDue', '-inf', now)) do
   if count >= limit then break end
-  local raw = redis.call('GET', prefix .. 'delivery:' .. id)
-  if not raw then
-    redis.call('ZREM', prefix .. 'due', id)
-  else
-    local delivery = cjson.decode(raw)
-    local endpoint = redis.call('HGET', prefix .. 'endpoints', delivery.endpointId)
-    local event = redis.call('GET', prefix .. 'event:' .. delivery.eventId)
-    if not endpoint or not event then
-      redis.call('ZREM', prefix .. 'due', id)
-    elseif not busy[delivery.endpointId] and not taken[delivery.endpointId] then
-      redis.call('ZADD', prefix .. 'due', now + lease, id)
-      redis.call('HSET', prefix .. 'claims', id, token)
-      taken[delivery.endpointId] = true
-      count = count + 1
-      out[#out + 1] = raw
-      out[#out + 1] = event
-      out[#out + 1] = endpoint
+  if not busy[endpointId] then
+    local first = redis.call('ZRANGEBYSCORE', prefix .. 'due:' .. endpointId, '-inf', now, 'LIMIT', 0, 1)
+    local id = first[1]
+    if id then
+      local raw = redis.call('GET', prefix .. 'delivery:' .. id)
+      local endpoint = redis.call('HGET', prefix .. 'endpoints', endpointId)
+      local event = raw and redis.call('GET', prefix .. 'event:' .. cjson.decode(raw).eventId)
+      if not raw or not endpoint or not event then
+        redis.call('ZREM', prefix .. 'due:' .. endpointId, id)
+      else
+        redis.call('ZADD', prefix .. 'due:' .. endpointId, now + lease, id)
+        redis.call('HSET', prefix .. 'claims', id, token)
+        count = count + 1
+        out[#out + 1] = raw
+        out[#out + 1] = event
+        out[#out + 1] = endpoint
+      end
     end
+    rescore(prefix, endpointId)
   end
 end
 return out
 `;
 
-const RECORD_SCRIPT = `
+const RECORD_SCRIPT = `${RESCORE}
 local prefix = ARGV[1]
 local id = ARGV[2]
 if redis.call('HGET', prefix .. 'claims', id) ~= ARGV[3] then return 0 end
@@ -87,22 +104,31 @@ if type(attempts) ~= 'table' or next(attempts) == nil then attempts = {} end
 attempts[#attempts + 1] = cjson.decode(ARGV[4])
 delivery.attempts = attempts
 delivery.status = ARGV[5]
+local queue = prefix .. 'due:' .. delivery.endpointId
 if ARGV[5] == 'pending' then
   delivery.nextAttemptAt = tonumber(ARGV[6])
   redis.call('SET', prefix .. 'delivery:' .. id, cjson.encode(delivery))
-  redis.call('ZADD', prefix .. 'due', tonumber(ARGV[6]), id)
+  redis.call('ZADD', queue, tonumber(ARGV[6]), id)
 else
   delivery.nextAttemptAt = cjson.null
   redis.call('SET', prefix .. 'delivery:' .. id, cjson.encode(delivery), 'EX', tonumber(ARGV[7]))
-  redis.call('ZREM', prefix .. 'due', id)
-  redis.call('SREM', prefix .. 'pending:' .. delivery.endpointId, id)
+  redis.call('ZREM', queue, id)
 end
+rescore(prefix, delivery.endpointId)
+return 1
+`;
+
+/** An endpoint saved: rescored (out of endpointsDue while disabled, back in when enabled). */
+const SAVE_ENDPOINT_SCRIPT = `${RESCORE}
+redis.call('HSET', ARGV[1] .. 'endpoints', ARGV[2], ARGV[3])
+rescore(ARGV[1], ARGV[2])
 return 1
 `;
 
 interface ScriptedRedis extends Redis {
   webhooksClaim(...args: Array<string | number>): Promise<string[]>;
   webhooksRecord(...args: Array<string | number>): Promise<number>;
+  webhooksSaveEndpoint(...args: Array<string | number>): Promise<number>;
 }
 
 export class RedisWebhookStore implements WebhookStore {
@@ -130,32 +156,22 @@ export class RedisWebhookStore implements WebhookStore {
     redis.on('error', () => undefined);
     redis.defineCommand('webhooksClaim', { numberOfKeys: 0, lua: CLAIM_SCRIPT });
     redis.defineCommand('webhooksRecord', { numberOfKeys: 0, lua: RECORD_SCRIPT });
+    redis.defineCommand('webhooksSaveEndpoint', { numberOfKeys: 0, lua: SAVE_ENDPOINT_SCRIPT });
     await redis.ping();
     this.redis = redis;
   }
 
   async saveEndpoint(endpoint: WebhookEndpoint): Promise<void> {
-    const redis = this.client();
-    const key = this.prefix + 'due';
-    const pending = await redis.smembers(`${this.prefix}pending:${endpoint.id}`);
-    const multi = redis.multi().hset(`${this.prefix}endpoints`, endpoint.id, JSON.stringify(endpoint));
-    // A disabled endpoint's pending deliveries wait outside the queue; enabled again, they are due.
-    if (endpoint.disabled !== null) {
-      if (pending.length > 0) multi.zrem(key, ...pending);
-    } else {
-      const now = Date.now();
-      const claimed = pending.length === 0 ? [] : await redis.hmget(`${this.prefix}claims`, ...pending);
-      for (const [index, id] of pending.entries()) if (claimed[index] == null) multi.zadd(key, 'NX', now, id);
-    }
-    await multi.exec();
+    await this.client().webhooksSaveEndpoint(this.prefix, endpoint.id, JSON.stringify(endpoint));
   }
 
   async removeEndpoint(id: string): Promise<boolean> {
-    const redis = this.client();
-    const pending = await redis.smembers(`${this.prefix}pending:${id}`);
-    const multi = redis.multi().hdel(`${this.prefix}endpoints`, id).del(`${this.prefix}pending:${id}`, `${this.prefix}recent:${id}`);
-    if (pending.length > 0) multi.zrem(`${this.prefix}due`, ...pending);
-    const results = await multi.exec();
+    const results = await this.client()
+      .multi()
+      .hdel(`${this.prefix}endpoints`, id)
+      .zrem(`${this.prefix}endpointsDue`, id)
+      .del(`${this.prefix}due:${id}`, `${this.prefix}recent:${id}`)
+      .exec();
     return Number(results?.[0]?.[1] ?? 0) > 0;
   }
 
@@ -174,8 +190,9 @@ export class RedisWebhookStore implements WebhookStore {
       const delivery: Delivery = { id, eventId: event.id, endpointId, status: 'pending', attempts: [], nextAttemptAt: now };
       multi
         .set(`${this.prefix}delivery:${id}`, JSON.stringify(delivery))
-        .zadd(`${this.prefix}due`, now, id)
-        .sadd(`${this.prefix}pending:${endpointId}`, id)
+        .zadd(`${this.prefix}due:${endpointId}`, now, id)
+        // LT: an endpoint already due earlier stays so (new members are added).
+        .zadd(`${this.prefix}endpointsDue`, 'LT', now, endpointId)
         .lpush(`${this.prefix}recent:${endpointId}`, id)
         .ltrim(`${this.prefix}recent:${endpointId}`, 0, this.keep - 1);
     }
@@ -208,7 +225,7 @@ export class RedisWebhookStore implements WebhookStore {
       outcome.nextAttemptAt ?? 0,
       this.retention,
     );
-    // Recorded under a lease that had run out: the instance that took over decides.
+    // Not recorded when the lease had run out: the instance that took over decides.
     if (recorded === 1 && outcome.endpoint !== undefined) await this.saveEndpoint(outcome.endpoint);
   }
 
@@ -226,7 +243,7 @@ export class RedisWebhookStore implements WebhookStore {
   }
 
   async nextDue(): Promise<number | null> {
-    const first = await this.client().zrangebyscore(`${this.prefix}due`, '-inf', '+inf', 'WITHSCORES', 'LIMIT', 0, 1);
+    const first = await this.client().zrangebyscore(`${this.prefix}endpointsDue`, '-inf', '+inf', 'WITHSCORES', 'LIMIT', 0, 1);
     return first.length < 2 ? null : Number(first[1]);
   }
 

@@ -220,6 +220,8 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
           const busy = new Set<string>();
           for (const [id, count] of inFlight) if (count >= perEndpoint) busy.add(id);
           const claimed = await store.claimDue(Date.now(), free, busy, leaseMs);
+          // Closing meanwhile: what was just claimed is left to its lease (due again after it).
+          if (closing) break;
           for (const each of claimed) start(each);
           if (claimed.length > 0) again = true;
         } while (again && !closing);
