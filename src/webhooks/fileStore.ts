@@ -19,10 +19,11 @@
  * each endpoint's most recent `keepDeliveries` (100) with their events, for visibility and
  * manual redelivery. The file holds the signing secrets: it is created readable by its owner only.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, truncateSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, truncateSync, writeSync } from 'node:fs';
 import { open as openFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { applyEffect } from './store.ts';
 import type { AttemptOutcome, ClaimedDelivery, Delivery, WebhookEndpoint, WebhookEvent, WebhookStore } from './store.ts';
 
 export interface FileStoreOptions {
@@ -89,25 +90,37 @@ export class FileStore implements WebhookStore {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    let good = 0;
-    for (const line of text.split('\n')) {
-      if (line === '') {
-        good += 1;
-        continue;
-      }
-      let parsed: JournalLine;
+    // Whole lines are replayed. The last line, if the file does not end with a newline, was
+    // being written when the process died: replayed if it is whole (and its newline written
+    // now, so that the next line does not join it), else cut off.
+    let kept = 0;
+    let needsNewline = false;
+    let offset = 0;
+    while (offset < text.length) {
+      const end = text.indexOf('\n', offset);
+      const line = text.slice(offset, end === -1 ? text.length : end);
+      let parsed: JournalLine | undefined;
       try {
-        parsed = JSON.parse(line) as JournalLine;
+        parsed = line.trim() === '' ? undefined : (JSON.parse(line) as JournalLine);
       } catch {
-        // A line the crash cut short: the last one. What follows it (nothing) is dropped.
         break;
       }
-      this.apply(parsed);
-      this.lines++;
-      good += Buffer.byteLength(line) + 1;
+      if (parsed !== undefined) {
+        this.apply(parsed);
+        this.lines++;
+      }
+      if (end === -1) {
+        kept = text.length;
+        needsNewline = line !== '';
+        break;
+      }
+      offset = end + 1;
+      kept = offset;
     }
-    const whole = Math.min(good, Buffer.byteLength(text));
-    if (whole < Buffer.byteLength(text)) truncateSync(this.path, whole);
+    const size = Buffer.byteLength(text);
+    const keptBytes = Buffer.byteLength(text.slice(0, kept));
+    if (keptBytes < size) truncateSync(this.path, keptBytes);
+    if (needsNewline) appendFileSync(this.path, '\n');
     for (const [id, { references }] of this.events) if (references === 0) this.events.delete(id);
     this.handle = await openFile(this.path, 'a', 0o600);
   }
@@ -155,7 +168,11 @@ export class FileStore implements WebhookStore {
 
   async recordAttempt(deliveryId: string, outcome: AttemptOutcome): Promise<void> {
     const lines: JournalLine[] = [{ t: 'attempt', id: deliveryId, attempt: outcome.attempt, status: outcome.status, next: outcome.nextAttemptAt }];
-    if (outcome.endpoint !== undefined && this.endpointsById.has(outcome.endpoint.id)) lines.push({ t: 'endpoint', endpoint: outcome.endpoint });
+    // The effect on the endpoint as it is now (a removed one stays removed).
+    const endpointId = this.deliveriesById.get(deliveryId)?.endpointId;
+    const current = endpointId === undefined ? undefined : this.endpointsById.get(endpointId);
+    const changed = current === undefined ? null : applyEffect(current, outcome.effect);
+    if (changed !== null) lines.push({ t: 'endpoint', endpoint: changed });
     try {
       await this.commit(lines);
     } finally {

@@ -114,6 +114,27 @@ else
   redis.call('SET', prefix .. 'delivery:' .. id, cjson.encode(delivery), 'EX', tonumber(ARGV[7]))
   redis.call('ZREM', queue, id)
 end
+-- The effect on the endpoint as it is now (applyEffect in store.ts); a removed one stays removed.
+local raw = redis.call('HGET', prefix .. 'endpoints', delivery.endpointId)
+if raw then
+  local endpoint = cjson.decode(raw)
+  local kind = ARGV[8]
+  local changed = false
+  if kind == 'delivered' and endpoint.consecutiveFailures > 0 then
+    endpoint.consecutiveFailures = 0
+    changed = true
+  elseif kind == 'gone' and endpoint.disabled == cjson.null then
+    endpoint.disabled = { reason = 'The endpoint answered 410 Gone.', at = ARGV[10] }
+    changed = true
+  elseif kind == 'failed' then
+    endpoint.consecutiveFailures = endpoint.consecutiveFailures + 1
+    if endpoint.disabled == cjson.null and endpoint.consecutiveFailures >= tonumber(ARGV[9]) then
+      endpoint.disabled = { reason = string.format('%d deliveries in a row failed.', endpoint.consecutiveFailures), at = ARGV[10] }
+    end
+    changed = true
+  end
+  if changed then redis.call('HSET', prefix .. 'endpoints', delivery.endpointId, cjson.encode(endpoint)) end
+end
 rescore(prefix, delivery.endpointId)
 return 1
 `;
@@ -216,7 +237,8 @@ export class RedisWebhookStore implements WebhookStore {
   async recordAttempt(deliveryId: string, outcome: AttemptOutcome): Promise<void> {
     const token = this.claims.get(deliveryId) ?? '';
     this.claims.delete(deliveryId);
-    const recorded = await this.client().webhooksRecord(
+    // The script answers 0 when the lease had run out: the instance that took the delivery over records it.
+    await this.client().webhooksRecord(
       this.prefix,
       deliveryId,
       token,
@@ -224,9 +246,10 @@ export class RedisWebhookStore implements WebhookStore {
       outcome.status,
       outcome.nextAttemptAt ?? 0,
       this.retention,
+      outcome.effect.kind,
+      outcome.effect.disableAfter,
+      outcome.effect.at,
     );
-    // Not recorded when the lease had run out: the instance that took over decides.
-    if (recorded === 1 && outcome.endpoint !== undefined) await this.saveEndpoint(outcome.endpoint);
   }
 
   async deliveries(endpointId: string, limit: number): Promise<Delivery[]> {

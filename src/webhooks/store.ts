@@ -75,8 +75,41 @@ export interface AttemptOutcome {
   readonly attempt: DeliveryAttempt;
   readonly status: DeliveryStatus;
   readonly nextAttemptAt: number | null;
-  /** The endpoint as it is after this outcome (failure counter, disabled), when it changed. */
-  readonly endpoint?: WebhookEndpoint;
+  /**
+   * What the outcome does to the endpoint, applied by the store to the endpoint as it is then
+   * (not to the copy the attempt started with: an admin may have rotated its secret, or another
+   * delivery failed, meanwhile; and a removed endpoint stays removed). See applyEffect.
+   */
+  readonly effect: EndpointEffect;
+}
+
+/**
+ * `delivered`: the failure count back to 0; `failed` (every attempt used up): one more failure
+ * in a row, the endpoint disabled once there are `disableAfter`; `gone` (410): disabled.
+ * `pending` (a retry to come): nothing.
+ */
+export interface EndpointEffect {
+  readonly kind: 'delivered' | 'failed' | 'gone' | 'pending';
+  readonly disableAfter: number;
+  /** ISO 8601: when, for `disabled.at`. */
+  readonly at: string;
+}
+
+/** The endpoint after an attempt's effect, or null when the effect changes nothing. */
+export function applyEffect(endpoint: WebhookEndpoint, effect: EndpointEffect): WebhookEndpoint | null {
+  switch (effect.kind) {
+    case 'pending':
+      return null;
+    case 'delivered':
+      return endpoint.consecutiveFailures === 0 ? null : { ...endpoint, consecutiveFailures: 0 };
+    case 'gone':
+      return { ...endpoint, disabled: endpoint.disabled ?? { reason: 'The endpoint answered 410 Gone.', at: effect.at } };
+    case 'failed': {
+      const failures = endpoint.consecutiveFailures + 1;
+      const disabled = endpoint.disabled ?? (failures >= effect.disableAfter ? { reason: `${failures} deliveries in a row failed.`, at: effect.at } : null);
+      return { ...endpoint, consecutiveFailures: failures, disabled };
+    }
+  }
 }
 
 export interface WebhookStore {

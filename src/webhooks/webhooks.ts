@@ -124,9 +124,15 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   // A claim outlives the attempt it is for, so that no other instance takes it meanwhile.
   const leaseMs = attemptTimeoutMs + 5000;
   const lookup = guardedLookup(allowedHosts);
-  const agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets: perEndpoint }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets: perEndpoint }),
+  // Connections per endpoint, not per host: two endpoints on one host never wait on each other's sockets.
+  const agents = new Map<string, http.Agent>();
+  const agentFor = (endpoint: WebhookEndpoint, protocol: string): http.Agent => {
+    let agent = agents.get(endpoint.id);
+    if (agent === undefined) {
+      agent = protocol === 'https:' ? new https.Agent({ keepAlive: true, maxSockets: perEndpoint }) : new http.Agent({ keepAlive: true, maxSockets: perEndpoint });
+      agents.set(endpoint.id, agent);
+    }
+    return agent;
   };
 
   const inFlight = new Map<string, number>();
@@ -136,6 +142,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   let pumping = false;
   let again = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
+  let timerAt = 0;
   let poller: ReturnType<typeof setInterval> | null = null;
   const attempts = new Set<Promise<void>>();
 
@@ -236,13 +243,25 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     })();
   }
 
+  /** Idle: the store says when the next delivery is due (deliveries left by a restart, other instances' retries). */
   async function wakeAtNextDue(): Promise<void> {
     if (closing) return;
     const due = await store.nextDue().catch(() => null);
+    if (due !== null) wakeAt(due);
+  }
+
+  /** A timer for the earliest time something is due (a retry scheduled here, or the store's next). */
+  function wakeAt(due: number): void {
+    if (closing || (timer !== null && timerAt <= due)) return;
     if (timer !== null) clearTimeout(timer);
-    timer = null;
-    if (due === null || closing) return;
-    timer = setTimeout(pump, Math.min(Math.max(due - Date.now(), 0), 2 ** 31 - 1));
+    timerAt = due;
+    timer = setTimeout(
+      () => {
+        timer = null;
+        pump();
+      },
+      Math.min(Math.max(due - Date.now(), 0), 2 ** 31 - 1),
+    );
     timer.unref();
   }
 
@@ -276,7 +295,8 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signatureHeader(secrets, event.id, timestamp, body),
     };
-    const answer = await post(new URL(endpoint.url), headers, body);
+    const url = new URL(endpoint.url);
+    const answer = await post(url, headers, body, agentFor(endpoint, url.protocol));
     const attempt: DeliveryAttempt = {
       at: new Date(now).toISOString(),
       durationMs: Date.now() - now,
@@ -284,32 +304,26 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       error: answer.error,
       responseBody: answer.body,
     };
-    await store.recordAttempt(delivery.id, outcomeOf(delivery, endpoint, attempt));
+    await store.recordAttempt(delivery.id, outcomeOf(delivery, attempt));
   }
 
-  function outcomeOf(delivery: Delivery, endpoint: WebhookEndpoint, attempt: DeliveryAttempt): AttemptOutcome {
+  function outcomeOf(delivery: Delivery, attempt: DeliveryAttempt): AttemptOutcome {
     const status = attempt.status;
-    if (status !== null && status >= 200 && status < 300) {
-      return endpoint.consecutiveFailures === 0
-        ? { attempt, status: 'delivered', nextAttemptAt: null }
-        : { attempt, status: 'delivered', nextAttemptAt: null, endpoint: { ...endpoint, consecutiveFailures: 0 } };
-    }
     const at = new Date().toISOString();
-    if (status === 410) {
-      return { attempt, status: 'failed', nextAttemptAt: null, endpoint: { ...endpoint, disabled: { reason: 'The endpoint answered 410 Gone.', at } } };
-    }
+    if (status !== null && status >= 200 && status < 300) return { attempt, status: 'delivered', nextAttemptAt: null, effect: { kind: 'delivered', disableAfter, at } };
+    if (status === 410) return { attempt, status: 'failed', nextAttemptAt: null, effect: { kind: 'gone', disableAfter, at } };
     const made = delivery.attempts.length + 1;
     if (made <= schedule.length) {
       const delay = (schedule[made - 1] as number) * 1000 * (1 - jitter + 2 * jitter * Math.random());
-      return { attempt, status: 'pending', nextAttemptAt: Date.now() + Math.round(delay) };
+      const nextAttemptAt = Date.now() + Math.round(delay);
+      wakeAt(nextAttemptAt);
+      return { attempt, status: 'pending', nextAttemptAt, effect: { kind: 'pending', disableAfter, at } };
     }
-    const failures = endpoint.consecutiveFailures + 1;
-    const disabled = failures >= disableAfter ? { reason: `${failures} deliveries in a row failed.`, at } : endpoint.disabled;
-    return { attempt, status: 'failed', nextAttemptAt: null, endpoint: { ...endpoint, consecutiveFailures: failures, disabled } };
+    return { attempt, status: 'failed', nextAttemptAt: null, effect: { kind: 'failed', disableAfter, at } };
   }
 
   /** POSTs the body; never throws, never follows a redirect, never reads more than 1 KB, never waits past the attempt's time. */
-  function post(url: URL, headers: Record<string, string>, body: string): Promise<{ status: number | null; error: string | null; body: string }> {
+  function post(url: URL, headers: Record<string, string>, body: string, agent: http.Agent): Promise<{ status: number | null; error: string | null; body: string }> {
     return new Promise((resolve) => {
       const transport = url.protocol === 'https:' ? https : http;
       let settled = false;
@@ -317,12 +331,13 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         if (settled) return;
         settled = true;
         clearTimeout(deadline);
-        resolve({ status, error, body: answer.subarray(0, MAX_RESPONSE_BYTES).toString('utf8') });
+        // At most 1 KB, cut before a character the limit splits.
+        resolve({ status, error, body: new TextDecoder().decode(answer.subarray(0, MAX_RESPONSE_BYTES), { stream: true }) });
       };
       const request = transport.request(url, {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        agent: agents[url.protocol as 'http:' | 'https:'],
+        agent,
         lookup: lookup as LookupFunction,
       });
       const deadline = setTimeout(() => {
@@ -360,7 +375,12 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       const endpoint = (await store.endpoints()).find((candidate) => candidate.id === id);
       return endpoint === undefined ? null : view(endpoint);
     },
-    remove: (id) => store.removeEndpoint(id),
+    async remove(id) {
+      const removed = await store.removeEndpoint(id);
+      agents.get(id)?.destroy();
+      agents.delete(id);
+      return removed;
+    },
     rotateSecret,
     async enable(id) {
       const endpoint = await find(id);
@@ -387,8 +407,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       if (timer !== null) clearTimeout(timer);
       if (poller !== null) clearInterval(poller);
       await Promise.all([...attempts]);
-      agents['http:'].destroy();
-      agents['https:'].destroy();
+      for (const agent of agents.values()) agent.destroy();
       await store.close();
     },
   };
