@@ -339,7 +339,11 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
 
   /** Runs one operation: within the rate limits when they are on. */
   function run(request: OperationRequest<Raw>, known?: KnownRequest): MaybePromise<OperationOutcome> {
-    if (limiter === null) return runUnlimited(request, known);
+    if (limiter === null) {
+      // The fast path first: a known request whose operation passed every check for these grants.
+      const ready = readyFor(request, known);
+      return ready !== null ? startOperation(ready, request) : runUnlimited(request, known);
+    }
     const policy = limiter.policyFor(request.identity);
     const key = limiter.keyFor(request.identity, request.client ?? NO_CLIENT);
     if (policy.cost === null) {
@@ -405,12 +409,23 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
 
   /** The operation ready to run (at once for a known request that passed before), or why it may not. */
   function readyOrChecked(request: OperationRequest<Raw>, known: KnownRequest | undefined): MaybePromise<ReadyOperation | OperationResult | NotAllowed> {
-    const { identity } = request;
-    const access = checksAccess ? accessFor(schema, identity) : null;
+    const ready = readyFor(request, known);
+    if (ready !== null) return ready;
+    const access = checksAccess ? accessFor(schema, request.identity) : null;
+    const text = resolver.resolve(request.params);
+    if (text instanceof Promise) {
+      return text.then((settled) => (typeof settled === 'string' ? check(request, known, settled, access) : requestErrors([settled])));
+    }
+    return typeof text === 'string' ? check(request, known, text, access) : requestErrors([text]);
+  }
+
+  /** The known request's operation, when it passed every check for the caller's grants and may run as this request asks. */
+  function readyFor(request: OperationRequest<Raw>, known: KnownRequest | undefined): ReadyOperation | null {
     const ready = known?.ready;
+    if (ready == null) return null;
+    const { identity } = request;
     if (
-      ready != null &&
-      ready.access === access &&
+      ready.access === (checksAccess ? accessFor(schema, identity) : null) &&
       (ready.kind === 'query' || (ready.kind === 'mutation' ? !request.readOnly : request.streams === true)) &&
       (!ready.introspects || mayIntrospect(identity))
     ) {
@@ -419,11 +434,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       if (request.params.extensions != null && request.params.query !== null) resolver.resolve(request.params);
       return ready;
     }
-    const text = resolver.resolve(request.params);
-    if (text instanceof Promise) {
-      return text.then((settled) => (typeof settled === 'string' ? check(request, known, settled, access) : requestErrors([settled])));
-    }
-    return typeof text === 'string' ? check(request, known, text, access) : requestErrors([text]);
+    return null;
   }
 
   /** Checks an operation (document, choice, kind, limits, introspection, authorization); `known` then remembers it as ready. */

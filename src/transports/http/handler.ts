@@ -135,7 +135,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
     mediaType: string,
     results: ExecutionResult | ExecutionResult[],
     outcome: OperationResult | null,
-    standing: RateStanding | undefined = outcome?.rate,
+    standing: RateStanding | undefined,
   ): HandlerResponse {
     const writer = outcome?.writer ?? null;
     const body = writer !== null && !Array.isArray(results) ? resultText(results, writer) : JSON.stringify(results);
@@ -265,10 +265,12 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
   }
 
   function respondToSettled(request: PlainRequest<Raw>, mediaType: string, outcome: OperationOutcome): HandlerResponse {
+    // The usual case first: a result, as JSON.
+    if (mediaType !== EVENT_STREAM && 'result' in outcome) return respondWith(request, mediaType, outcome.result, outcome, outcome.rate);
     if ('notAllowed' in outcome) return notAllowed(outcome.notAllowed);
     if ('rateLimited' in outcome) return rateLimited(outcome.rateLimited);
     if (mediaType === EVENT_STREAM) return eventStreamResponse(outcome);
-    return respondWith(request, mediaType, (outcome as OperationResult).result, outcome as OperationResult);
+    return respondWith(request, mediaType, (outcome as OperationResult).result, outcome as OperationResult, undefined);
   }
 
   /** Server-Sent Events: a query's one result, a request error's, or a subscription's stream of them. */
