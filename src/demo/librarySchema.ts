@@ -28,6 +28,9 @@ export const demoTypeDefs = /* GraphQL */ `
 
   enum Genre { FICTION SCIENCE HISTORY }
 
+  "How a list of books is ordered."
+  enum BookSort { TITLE PUBLISHED }
+
   type Author implements Node {
     id: ID!
     name: String!
@@ -49,6 +52,7 @@ export const demoTypeDefs = /* GraphQL */ `
 
   type Review implements Node {
     id: ID!
+    bookId: ID!
     stars: Int!
     text: String
     book: Book!
@@ -127,7 +131,10 @@ export const demoTypeDefs = /* GraphQL */ `
 
   type Query {
     authors: [Author!]!
-    books(genre: Genre, limit: Int = 10, offset: Int = 0): BookPage! @listSize(slicingArguments: ["limit"], sizedFields: ["items"])
+    books(genre: Genre, sort: BookSort, limit: Int = 10, offset: Int = 0): BookPage! @listSize(slicingArguments: ["limit"], sizedFields: ["items"])
+    author(id: ID!): Author
+    book(id: ID!): Book
+    review(id: ID!): Review
     node(id: ID!): Node
     search(text: String!): [SearchResult!]! @listSize(assumedSize: 20)
     me: Viewer!
@@ -144,6 +151,8 @@ export const demoTypeDefs = /* GraphQL */ `
     addReview(review: ReviewInput!): Review! @auth(roles: ["editor"])
     "Deleting is for admins who signed in with a second factor."
     deleteReview(id: ID!): Boolean! @auth(roles: ["admin"], mfa: true)
+    "Changes a review's stars or text; null when there is no such review."
+    updateReview(id: ID!, stars: Int, text: String): Review @auth(roles: ["editor"])
     "Registers a callback URL for these event types (review.created, review.deleted); the result holds its signing secret, shown this once."
     registerWebhook(url: String!, events: [String!]!, description: String): WebhookEndpoint! @auth(roles: ["admin"])
     removeWebhook(id: ID!): Boolean! @auth(roles: ["admin"])
@@ -270,13 +279,19 @@ export const demoSchema = makeSchema({
     SearchResult: { __resolveType: async (row: object) => typeOf(row) },
     Query: {
       authors: (_: unknown, __: unknown, { data }: DemoContext) => data.authors,
-      books: (_: unknown, args: { genre?: string | null; limit: number; offset: number }, { data }: DemoContext) => {
+      books: (_: unknown, args: { genre?: string | null; sort?: string | null; limit: number; offset: number }, { data }: DemoContext) => {
         if (args.limit < 0 || args.limit > 100) {
           throw new GraphQLError(`limit must be between 0 and 100, got ${args.limit}.`, { extensions: { code: 'BAD_USER_INPUT' } });
         }
+        if (args.offset < 0) throw new GraphQLError(`offset must be 0 or more, got ${args.offset}.`, { extensions: { code: 'BAD_USER_INPUT' } });
         const matching = data.books.filter((book) => args.genre == null || book.genre === args.genre);
+        if (args.sort === 'TITLE') matching.sort((a, b) => a.title.localeCompare(b.title));
+        if (args.sort === 'PUBLISHED') matching.sort((a, b) => (a.published ?? '').localeCompare(b.published ?? ''));
         return { items: matching.slice(args.offset, args.offset + args.limit), total: matching.length };
       },
+      author: (_: unknown, { id }: { id: string }, { data }: DemoContext) => data.authors.find((author) => author.id === id) ?? null,
+      book: (_: unknown, { id }: { id: string }, { data }: DemoContext) => data.books.find((book) => book.id === id) ?? null,
+      review: (_: unknown, { id }: { id: string }, { data }: DemoContext) => data.reviews.find((review) => review.id === id) ?? null,
       node: (_: unknown, { id }: { id: string }, { data }: DemoContext) =>
         [...data.authors, ...data.books, ...data.reviews].find((row) => row.id === id) ?? null,
       search: async (_: unknown, { text }: { text: string }, { data }: DemoContext) => {
@@ -339,6 +354,17 @@ export const demoSchema = makeSchema({
         loaders.reviewsByBook.clear((removed as ReviewRow).bookId);
         await data.bus.publish(REVIEW_DELETED, removed);
         return true;
+      },
+      updateReview: (_: unknown, args: { id: string; stars?: number | null; text?: string | null }, { data, loaders }: DemoContext) => {
+        const review = data.reviews.find((each) => each.id === args.id);
+        if (review === undefined) return null;
+        if (args.stars != null && (args.stars < 1 || args.stars > 5)) {
+          throw new GraphQLError(`stars must be between 1 and 5, got ${args.stars}.`, { extensions: { code: 'BAD_USER_INPUT' } });
+        }
+        if (args.stars != null) review.stars = args.stars;
+        if (args.text !== undefined) review.text = args.text;
+        loaders.reviewsByBook.clear(review.bookId);
+        return review;
       },
       registerWebhook: async (_: unknown, input: { url: string; events: string[]; description?: string | null }, { data }: DemoContext) => {
         const { endpoint, secret } = await webhooksOf(data, (webhooks) => webhooks.register(input));

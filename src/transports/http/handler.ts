@@ -41,6 +41,8 @@ import type {
   RequestParams,
 } from '../../server/pipeline.ts';
 import { EventStream } from './eventStream.ts';
+import { createResourceHandler } from '../rest/resourceHandler.ts';
+import type { ResourcesOptions } from '../rest/resourceHandler.ts';
 import { AuthError, insufficientScope } from '../../security/authError.ts';
 import { createCors } from '../../security/cors.ts';
 import type { CorsOptions } from '../../security/cors.ts';
@@ -94,6 +96,11 @@ export interface HandlerOptions<Raw = unknown> extends PipelineOptions<Raw> {
   csrfPrevention?: boolean | CsrfPreventionOptions;
   /** How often an idle Server-Sent Events response gets a comment to keep it alive (default 12,000 ms). */
   sseHeartbeatMs?: number;
+  /**
+   * The resource-style surface under `/api` (rest/resourceHandler.ts): routes that are GraphQL
+   * operations, by version: `{ version: 'v1', routes: { 'GET /books/{id}': 'query ...' } }`.
+   */
+  resources?: ResourcesOptions;
 }
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
@@ -119,6 +126,7 @@ export interface Handler<Raw = unknown> {
 export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Handler<Raw> {
   const path = options.path ?? '/graphql';
   const pipeline: OperationPipeline<Raw> = createPipeline(options);
+  const resources = options.resources === undefined ? null : createResourceHandler(options.resources, pipeline);
   const cors = options.cors === undefined ? null : createCors(options.cors, METHODS);
   const csrf = options.csrfPrevention === undefined || options.csrfPrevention === false ? null : createCsrfCheck(options.csrfPrevention);
   const heartbeatMs = options.sseHeartbeatMs ?? 12_000;
@@ -187,6 +195,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
     // Most requests are POSTs to the endpoint itself, with no query string to look for.
     const queryStart = url === path ? -1 : url.indexOf('?');
     const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
+    if (pathname !== path && resources !== null && resources.owns(pathname)) return resources.handle(request);
     if (pathname !== path) return httpFailure(HttpErrorCode.NotFound, `Nothing is served at ${pathname}; the GraphQL endpoint is ${path}.`);
     const method = request.method;
     if (method !== 'GET' && method !== 'POST') {

@@ -246,7 +246,11 @@ export function createServer(options: ServerOptions): GraphQLServer {
   }
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
-    if (req.method !== 'POST') {
+    // POST always has a body to read (an empty one is refused by the handler); other methods
+    // when they declare one (PUT, PATCH and DELETE of resource routes; a GET with a body, which
+    // the resource routes refuse).
+    const declaresBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+    if (req.method !== 'POST' && !declaresBody) {
       dispatch(req, res, null);
       return;
     }

@@ -1,0 +1,303 @@
+/**
+ * The resource-style surface (SPEC §4.2, §7.3, §9): `/api/v1/books/b1` and the like, each route
+ * a GraphQL operation (resourceRoutes.ts) run through the same pipeline as `/graphql`: the same
+ * authentication, rate limits, limits, authorization and executor. What is HTTP's is here:
+ *
+ *   version: in the path (`/api/v1/...`) or a header (`/api/...` with `API-Version` or
+ *            `Accept-Version`); neither: the newest version, named in the `API-Version` answer
+ *            header; a retired version answers with Deprecation and Sunset until its sunset,
+ *            then 410 Gone
+ *   path ─ 404 (no route), 405 with Allow (no route for this method)
+ *   Accept ─ 406 (only application/json)    Content-Type of a body ─ 415    a body on GET ─ 400
+ *   parameters: path, query (an unknown one ─ 400 naming it; repeated ─ 400 unless a list), body
+ *   authentication (the pipeline) ─ 401 / 403 / 503
+ *   the operation (the pipeline) ─ 429 / 503; variables that do not coerce ─ 400 BAD_REQUEST
+ *   answer: GET 200 `{ data }` with an ETag (If-None-Match ─ 304), null ─ 404; HEAD as GET
+ *           without the body; POST 201 with Location (the new item's route); DELETE 204;
+ *           PUT/PATCH 200 (204 when nothing is returned); a field error ─ its own code and
+ *           status (FORBIDDEN 403, NOT_FOUND 404, BAD_USER_INPUT 400, ...) or 500
+ */
+import { createHash } from 'node:crypto';
+import type { GraphQLError, GraphQLSchema } from 'graphql';
+import type { Limits } from '../../analysis/limits.ts';
+import type { OperationPipeline, OperationRequest, RequestParams } from '../../server/pipeline.ts';
+import { AuthError } from '../../security/authError.ts';
+import type { Identity } from '../../security/identity.ts';
+import { rateLimitHeader } from '../../ratelimit/rateLimiter.ts';
+import type { ClientInfo, RateStanding } from '../../ratelimit/rateLimiter.ts';
+import { ROUTE_METHODS, compileVersion, valueFromText } from './resourceRoutes.ts';
+import type { CompiledRoute, CompiledVersion, ResourceVersionOptions } from './resourceRoutes.ts';
+
+export type ResourcesOptions = ResourceVersionOptions | ReadonlyArray<ResourceVersionOptions>;
+
+/** What the resource handler needs of a request (the HTTP handler's PlainRequest has it all). */
+export interface ResourceRequest<Raw> {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: string | null;
+  readonly raw: Raw;
+  readonly remoteAddress?: string | undefined;
+}
+
+export type ResourceResponse = [body: string | null, init: { status: number; headers: Record<string, string> }];
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+/** Longest path parameter accepted (an id of 10,000 characters is nobody's). */
+const MAX_PARAM = 256;
+
+/** Codes a field error may carry, and the status each answers with. */
+const STATUS_OF_CODE: Record<string, number> = {
+  BAD_USER_INPUT: 400,
+  BAD_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  MFA_REQUIRED: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  TIMEOUT: 504,
+};
+
+export interface ResourceHandler<Raw> {
+  /** Whether a path is the resource surface's (`/api` and below). */
+  owns(pathname: string): boolean;
+  handle(request: ResourceRequest<Raw>): Promise<ResourceResponse>;
+  readonly versions: ReadonlyArray<CompiledVersion>;
+}
+
+export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: OperationPipeline<Raw>, prefix = '/api'): ResourceHandler<Raw> {
+  const list = Array.isArray(options) ? options : [options as ResourceVersionOptions];
+  if (list.length === 0) throw new TypeError('resources needs at least one version.');
+  const versions = list.map((each) => compileVersion(each, pipeline.schema as GraphQLSchema, pipeline.limits as Limits));
+  const byName = new Map(versions.map((version) => [version.version, version]));
+  if (byName.size !== versions.length) throw new TypeError('resources: two versions have the same name.');
+  // The newest version that is not retired answers requests that name none.
+  const current = [...versions].filter((version) => version.deprecation === null).sort((a, b) => Number(b.version.slice(1)) - Number(a.version.slice(1)))[0] ?? versions[versions.length - 1];
+
+  async function handle(request: ResourceRequest<Raw>): Promise<ResourceResponse> {
+    const queryStart = request.url.indexOf('?');
+    const rawPath = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
+    const search = queryStart === -1 ? '' : request.url.slice(queryStart + 1);
+    // Encoded slashes and dot segments never name a resource: refused rather than decoded into one.
+    if (/%2f|%5c|\/\.\.?(\/|$)/i.test(rawPath)) return failure(400, 'BAD_REQUEST', 'The path has an encoded slash or a dot segment.');
+    let parts: string[];
+    try {
+      parts = rawPath.slice(prefix.length + 1).split('/').map(decodeURIComponent);
+    } catch {
+      return failure(400, 'BAD_REQUEST', 'The path is not valid percent-encoding.');
+    }
+    // The version: in the path, else in a header, else the current one.
+    let version: CompiledVersion | undefined;
+    const named = parts[0] !== undefined && /^v[0-9]+$/.test(parts[0]) ? parts.shift() : header(request, 'api-version') ?? header(request, 'accept-version');
+    if (named === undefined) version = current;
+    else version = byName.get(named.trim());
+    if (version === undefined) return failure(404, 'NOT_FOUND', `There is no API version ${named}; the versions are ${versions.map((each) => each.version).join(', ')}.`);
+    const versionHeaders: Record<string, string> = { 'api-version': version.version };
+    if (version.deprecation !== null) {
+      if (Date.now() >= version.deprecation.sunset.getTime()) {
+        return failure(410, 'GONE', `API version ${version.version} was retired on ${version.deprecation.sunset.toISOString().slice(0, 10)}.`, versionHeaders);
+      }
+      // RFC 9745: an Structured Field Date (seconds); RFC 8594: an HTTP date.
+      versionHeaders['deprecation'] = `@${Math.floor(version.deprecation.deprecatedAt.getTime() / 1000)}`;
+      versionHeaders['sunset'] = version.deprecation.sunset.toUTCString();
+      if (version.deprecation.link !== null) versionHeaders['link'] = `<${version.deprecation.link}>; rel="deprecation"; type="text/html"`;
+    }
+    if (parts.length === 1 && parts[0] === '') return failure(404, 'NOT_FOUND', `Nothing is served at ${rawPath}.`, versionHeaders);
+
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    const matching = version.routes.filter((route) => matches(route, parts));
+    if (matching.length === 0) return failure(404, 'NOT_FOUND', `No resource is served at ${rawPath}.`, versionHeaders);
+    const route = matching.find((candidate) => candidate.method === method);
+    if (route === undefined) {
+      const allowed = ROUTE_METHODS.filter((each) => matching.some((candidate) => candidate.method === each));
+      const allow = [...(allowed.includes('GET') ? ['GET', 'HEAD'] : []), ...allowed.filter((each) => each !== 'GET')].join(', ');
+      return failure(405, 'METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed on ${rawPath}; use ${allow}.`, { ...versionHeaders, allow });
+    }
+    if (!acceptsJson(header(request, 'accept'))) return failure(406, 'NOT_ACCEPTABLE', 'The Accept header must allow application/json.', versionHeaders);
+
+    // Variables: path parameters, query parameters, then the body.
+    const variables: Record<string, unknown> = {};
+    for (const [index, segment] of route.segments.entries()) {
+      if (typeof segment === 'string') continue;
+      const value = parts[index] as string;
+      if (value.length === 0 || value.length > MAX_PARAM) return failure(400, 'BAD_REQUEST', `The path parameter ${segment.param} must be 1 to ${MAX_PARAM} characters.`, versionHeaders);
+      const variable = route.variables.find((each) => each.name === segment.param);
+      variables[segment.param] = variable === undefined ? value : valueFromText([value], variable.type);
+    }
+    const query = new URLSearchParams(search);
+    const unknown = [...new Set(query.keys())].filter((name) => !route.variables.some((variable) => variable.name === name) || name in variables);
+    if (unknown.length > 0) {
+      const known = route.variables.filter((variable) => !(variable.name in variables)).map((variable) => variable.name);
+      return failure(400, 'BAD_REQUEST', `Unknown query parameter${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}; ${known.length === 0 ? 'this route takes none' : `this route takes ${known.join(', ')}`}.`, versionHeaders);
+    }
+    for (const variable of route.variables) {
+      const texts = query.getAll(variable.name);
+      if (texts.length === 0) continue;
+      const value = valueFromText(texts, variable.type);
+      if (value instanceof Error) return failure(400, 'BAD_REQUEST', `The query parameter ${variable.name} is given more than once.`, versionHeaders);
+      variables[variable.name] = value;
+    }
+    const body = request.body;
+    if (method === 'GET' || method === 'DELETE') {
+      if (body !== null && body.length > 0) return failure(400, 'BAD_REQUEST', `A ${request.method} request has no body.`, versionHeaders);
+    } else if (body !== null && body.length > 0) {
+      const contentType = header(request, 'content-type');
+      if (contentType === undefined || contentType.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
+        return failure(415, 'UNSUPPORTED_MEDIA_TYPE', 'A body must be application/json.', versionHeaders);
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body);
+      } catch (error) {
+        return failure(400, 'BAD_REQUEST', `The body is not valid JSON: ${(error as Error).message}`, versionHeaders);
+      }
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return failure(400, 'BAD_REQUEST', 'The body must be a JSON object.', versionHeaders);
+      if (route.bodyVariable !== null && !(route.bodyVariable in variables)) {
+        variables[route.bodyVariable] = parsed;
+      } else {
+        for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
+          if (name in variables || !route.variables.some((variable) => variable.name === name)) {
+            return failure(400, 'BAD_REQUEST', `The body member ${name} is not a parameter of this route.`, versionHeaders);
+          }
+          variables[name] = value;
+        }
+      }
+    }
+
+    const identity = await pipeline.authenticate(request.headers);
+    if (identity instanceof AuthError) {
+      const headers: Record<string, string> = { ...versionHeaders };
+      const challenge = pipeline.challenge(identity);
+      if (challenge !== null) headers['www-authenticate'] = challenge;
+      return failure(identity.status, identity.code, identity.message, headers);
+    }
+    const params: RequestParams = { query: route.query, operationName: null, variables };
+    const outcome = await pipeline.run(new ResourceOperation(request, identity, params, method === 'GET'));
+    if ('rateLimited' in outcome) {
+      const refusal = outcome.rateLimited;
+      const headers: Record<string, string> = { ...versionHeaders, 'retry-after': String(refusal.retryAfter) };
+      if (refusal.standing !== null) addRateHeaders(headers, refusal.standing);
+      return failure(refusal.status, refusal.code, refusal.message, headers);
+    }
+    if (!('result' in outcome)) return failure(500, 'INTERNAL_SERVER_ERROR', 'The route did not run as an operation.', versionHeaders);
+    const headers: Record<string, string> = { ...versionHeaders };
+    if (outcome.rate !== undefined) addRateHeaders(headers, outcome.rate);
+    const { result } = outcome;
+    const errors = result.errors ?? [];
+    if (errors.length > 0) {
+      const first = errors[0] as GraphQLError;
+      const code = String(first.extensions?.['code'] ?? 'INTERNAL_SERVER_ERROR');
+      // A request error (no data) is the client's: its variables did not coerce, or a limit.
+      const status = outcome.requestError ? (code === 'FORBIDDEN' ? 403 : 400) : (STATUS_OF_CODE[code] ?? 500);
+      return failure(status, status === 400 && outcome.requestError ? 'BAD_REQUEST' : code, first.message, headers);
+    }
+    const owner = (result.data as Record<string, unknown> | null | undefined)?.[route.field] ?? null;
+    const value = route.subField === null || owner === null ? owner : ((owner as Record<string, unknown>)[route.subField] ?? null);
+    if (route.method === 'DELETE') return [null, { status: 204, headers }];
+    if (route.method === 'GET') {
+      if (value === null) return failure(404, 'NOT_FOUND', `No resource is at ${rawPath}.`, headers);
+      const text = JSON.stringify({ data: value });
+      const etag = `"${createHash('sha1').update(text).digest('base64url')}"`;
+      headers['etag'] = etag;
+      headers['cache-control'] = request.headers['authorization'] !== undefined || request.headers['x-api-key'] !== undefined ? 'private, no-cache' : 'no-cache';
+      if (matchesEtag(header(request, 'if-none-match'), etag)) return [null, { status: 304, headers }];
+      headers['content-type'] = JSON_TYPE;
+      return [request.method === 'HEAD' ? null : text, { status: 200, headers }];
+    }
+    if (value === null) return failure(404, 'NOT_FOUND', `No resource is at ${rawPath}.`, headers);
+    // An operation that returns no resource (a Boolean, say): nothing to send back.
+    if (typeof value !== 'object') return [null, { status: 204, headers }];
+    headers['content-type'] = JSON_TYPE;
+    if (route.method === 'POST') {
+      const location = locationOf(version, route.typeName, value, prefix);
+      if (location !== null) headers['location'] = location;
+      return [JSON.stringify({ data: value }), { status: 201, headers }];
+    }
+    return [JSON.stringify({ data: value }), { status: 200, headers }];
+  }
+
+  return {
+    owns: (pathname) => pathname === prefix || pathname.startsWith(prefix + '/'),
+    handle,
+    versions,
+  };
+}
+
+/** The GET route of an item of this type (`/reviews/{id}`), filled with the new item's id. */
+function locationOf(version: CompiledVersion, typeName: string, value: unknown, prefix: string): string | null {
+  if (value === null || typeof value !== 'object' || !('id' in value)) return null;
+  const item = version.routes.find(
+    (route) => route.method === 'GET' && route.typeName === typeName && route.segments.length === 2 && typeof route.segments[1] !== 'string',
+  );
+  if (item === undefined) return null;
+  return `${prefix}/${version.version}/${item.segments[0] as string}/${encodeURIComponent(String((value as { id: unknown }).id))}`;
+}
+
+function matches(route: CompiledRoute, parts: ReadonlyArray<string>): boolean {
+  if (route.segments.length !== parts.length) return false;
+  return route.segments.every((segment, index) => (typeof segment === 'string' ? segment === parts[index] : true));
+}
+
+function failure(status: number, code: string, message: string, headers: Record<string, string> = {}): ResourceResponse {
+  return [JSON.stringify({ error: { code, message } }), { status, headers: { ...headers, 'content-type': JSON_TYPE } }];
+}
+
+function header(request: ResourceRequest<unknown>, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
+  return accept.split(',').some((part) => {
+    const [type = '', ...parameters] = part.split(';');
+    const q = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith('q='));
+    if (q !== undefined && Number(q.slice(2)) === 0) return false;
+    const media = type.trim().toLowerCase();
+    return media === 'application/json' || media === 'application/*' || media === '*/*';
+  });
+}
+
+function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  return ifNoneMatch.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === etag || tag === `W/${etag}` || tag === '*';
+  });
+}
+
+function addRateHeaders(headers: Record<string, string>, standing: RateStanding): void {
+  const current = rateLimitHeader(standing);
+  if (current === null) return;
+  headers['ratelimit-policy'] = standing.policy.header;
+  headers['ratelimit'] = current;
+}
+
+/** A route's operation, for the pipeline. */
+class ResourceOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
+  readonly params: RequestParams;
+  readonly identity: Identity;
+  readonly raw: Raw;
+  readonly readOnly: boolean;
+  private readonly request: ResourceRequest<Raw>;
+
+  constructor(request: ResourceRequest<Raw>, identity: Identity, params: RequestParams, readOnly: boolean) {
+    this.params = params;
+    this.identity = identity;
+    this.raw = request.raw;
+    this.readOnly = readOnly;
+    this.request = request;
+  }
+
+  get client(): ClientInfo {
+    return this;
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.request.remoteAddress;
+  }
+
+  get forwardedFor(): string | string[] | undefined {
+    return this.request.headers['x-forwarded-for'];
+  }
+}
