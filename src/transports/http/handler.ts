@@ -41,6 +41,7 @@ import type {
   RequestParams,
 } from '../../server/pipeline.ts';
 import { EventStream } from './eventStream.ts';
+import { addRateHeaders, matchesEtag } from './headers.ts';
 import { createResourceHandler } from '../rest/resourceHandler.ts';
 import type { ResourcesOptions } from '../rest/resourceHandler.ts';
 import { AuthError, insufficientScope } from '../../security/authError.ts';
@@ -371,13 +372,6 @@ function withRateHeaders(mediaType: string, standing: RateStanding): Record<stri
   return { 'content-type': mediaType, 'ratelimit-policy': standing.policy.header, ratelimit: current };
 }
 
-/** RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers). */
-function addRateHeaders(headers: Record<string, string>, standing: RateStanding): void {
-  const current = rateLimitHeader(standing);
-  if (current === null) return;
-  headers['ratelimit-policy'] = standing.policy.header;
-  headers['ratelimit'] = current;
-}
 
 function notAllowed(kind: 'mutation'): HandlerResponse {
   return httpFailure(HttpErrorCode.MethodNotAllowed, `A ${kind} cannot be sent with GET; use POST.`, { allow: 'POST' });
@@ -508,10 +502,3 @@ function paramsFromQueryString(search: string): Record<string, unknown> | GraphQ
   return payload;
 }
 
-function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (ifNoneMatch === undefined) return false;
-  return ifNoneMatch.split(',').some((candidate) => {
-    const tag = candidate.trim();
-    return tag === etag || tag === `W/${etag}` || tag === '*';
-  });
-}

@@ -23,8 +23,8 @@ import type { Limits } from '../../analysis/limits.ts';
 import type { OperationPipeline, OperationRequest, RequestParams } from '../../server/pipeline.ts';
 import { AuthError } from '../../security/authError.ts';
 import type { Identity } from '../../security/identity.ts';
-import { rateLimitHeader } from '../../ratelimit/rateLimiter.ts';
-import type { ClientInfo, RateStanding } from '../../ratelimit/rateLimiter.ts';
+import type { ClientInfo } from '../../ratelimit/rateLimiter.ts';
+import { addRateHeaders, headerOf, matchesEtag } from '../http/headers.ts';
 import { ROUTE_METHODS, compileVersion, valueFromText } from './resourceRoutes.ts';
 import type { CompiledRoute, CompiledVersion, ResourceVersionOptions } from './resourceRoutes.ts';
 
@@ -88,7 +88,7 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
     }
     // The version: in the path, else in a header, else the current one.
     let version: CompiledVersion | undefined;
-    const named = parts[0] !== undefined && /^v[0-9]+$/.test(parts[0]) ? parts.shift() : header(request, 'api-version') ?? header(request, 'accept-version');
+    const named = parts[0] !== undefined && /^v[0-9]+$/.test(parts[0]) ? parts.shift() : headerOf(request.headers, 'api-version') ?? headerOf(request.headers, 'accept-version');
     if (named === undefined) version = current;
     else version = byName.get(named.trim());
     if (version === undefined) return failure(404, 'NOT_FOUND', `There is no API version ${named}; the versions are ${versions.map((each) => each.version).join(', ')}.`);
@@ -113,7 +113,7 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
       const allow = [...(allowed.includes('GET') ? ['GET', 'HEAD'] : []), ...allowed.filter((each) => each !== 'GET')].join(', ');
       return failure(405, 'METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed on ${rawPath}; use ${allow}.`, { ...versionHeaders, allow });
     }
-    if (!acceptsJson(header(request, 'accept'))) return failure(406, 'NOT_ACCEPTABLE', 'The Accept header must allow application/json.', versionHeaders);
+    if (!acceptsJson(headerOf(request.headers, 'accept'))) return failure(406, 'NOT_ACCEPTABLE', 'The Accept header must allow application/json.', versionHeaders);
 
     // Variables: path parameters, query parameters, then the body.
     const variables: Record<string, unknown> = {};
@@ -141,7 +141,7 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
     if (method === 'GET' || method === 'DELETE') {
       if (body !== null && body.length > 0) return failure(400, 'BAD_REQUEST', `A ${request.method} request has no body.`, versionHeaders);
     } else if (body !== null && body.length > 0) {
-      const contentType = header(request, 'content-type');
+      const contentType = headerOf(request.headers, 'content-type');
       if (contentType === undefined || contentType.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
         return failure(415, 'UNSUPPORTED_MEDIA_TYPE', 'A body must be application/json.', versionHeaders);
       }
@@ -171,6 +171,17 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
       if (challenge !== null) headers['www-authenticate'] = challenge;
       return failure(identity.status, identity.code, identity.message, headers);
     }
+    // If-Match: the change applies to the resource as the client last saw it, or not at all.
+    const ifMatch = headerOf(request.headers, 'if-match');
+    if (ifMatch !== undefined && method !== 'GET') {
+      const reader = version.routes.find((candidate) => candidate.method === 'GET' && matches(candidate, parts));
+      if (reader !== undefined) {
+        const current = await currentEtag(reader, parts, request, identity);
+        if (current === null || !matchesEtag(ifMatch, current)) {
+          return failure(412, 'PRECONDITION_FAILED', `The resource at ${rawPath} is not the one If-Match names (it has changed, or is gone).`, versionHeaders);
+        }
+      }
+    }
     const params: RequestParams = { query: route.query, operationName: null, variables };
     const outcome = await pipeline.run(new ResourceOperation(request, identity, params, method === 'GET'));
     if ('rateLimited' in outcome) {
@@ -191,16 +202,17 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
       const status = outcome.requestError ? (code === 'FORBIDDEN' ? 403 : 400) : (STATUS_OF_CODE[code] ?? 500);
       return failure(status, status === 400 && outcome.requestError ? 'BAD_REQUEST' : code, first.message, headers);
     }
-    const owner = (result.data as Record<string, unknown> | null | undefined)?.[route.field] ?? null;
-    const value = route.subField === null || owner === null ? owner : ((owner as Record<string, unknown>)[route.subField] ?? null);
+    const value = resourceOf(route, result.data);
     if (route.method === 'DELETE') return [null, { status: 204, headers }];
     if (route.method === 'GET') {
       if (value === null) return failure(404, 'NOT_FOUND', `No resource is at ${rawPath}.`, headers);
       const text = JSON.stringify({ data: value });
-      const etag = `"${createHash('sha1').update(text).digest('base64url')}"`;
+      const etag = etagOf(text);
       headers['etag'] = etag;
+      const links = pagingLinks(route, variables, value, rawPath, search);
+      if (links !== null) headers['link'] = links;
       headers['cache-control'] = request.headers['authorization'] !== undefined || request.headers['x-api-key'] !== undefined ? 'private, no-cache' : 'no-cache';
-      if (matchesEtag(header(request, 'if-none-match'), etag)) return [null, { status: 304, headers }];
+      if (matchesEtag(headerOf(request.headers, 'if-none-match'), etag)) return [null, { status: 304, headers }];
       headers['content-type'] = JSON_TYPE;
       return [request.method === 'HEAD' ? null : text, { status: 200, headers }];
     }
@@ -216,11 +228,59 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
     return [JSON.stringify({ data: value }), { status: 200, headers }];
   }
 
+  /** The entity tag of what GET answers for these path parts now (null: nothing there). */
+  async function currentEtag(reader: CompiledRoute, parts: ReadonlyArray<string>, request: ResourceRequest<Raw>, identity: Identity): Promise<string | null> {
+    const variables: Record<string, unknown> = {};
+    for (const [index, segment] of reader.segments.entries()) {
+      if (typeof segment === 'string') continue;
+      const variable = reader.variables.find((each) => each.name === segment.param);
+      variables[segment.param] = variable === undefined ? parts[index] : valueFromText([parts[index] as string], variable.type);
+    }
+    const outcome = await pipeline.run(new ResourceOperation(request, identity, { query: reader.query, operationName: null, variables }, true));
+    if (!('result' in outcome) || (outcome.result.errors?.length ?? 0) > 0) return null;
+    const value = resourceOf(reader, outcome.result.data);
+    return value === null ? null : etagOf(JSON.stringify({ data: value }));
+  }
+
   return {
     owns: (pathname) => pathname === prefix || pathname.startsWith(prefix + '/'),
     handle,
     versions,
   };
+}
+
+/** The resource in an operation's data: the root field's value, or a sub-collection's field under it. */
+function resourceOf(route: CompiledRoute, data: unknown): unknown {
+  const owner = (data as Record<string, unknown> | null | undefined)?.[route.field] ?? null;
+  return route.subField === null || owner === null ? owner : ((owner as Record<string, unknown>)[route.subField] ?? null);
+}
+
+function etagOf(text: string): string {
+  return `"${createHash('sha1').update(text).digest('base64url')}"`;
+}
+
+/**
+ * Link headers (RFC 8288) of a page: a route with `limit` and `offset` variables whose resource
+ * says its `total` gets `rel="next"` while there is more, `rel="prev"` past the first page.
+ */
+function pagingLinks(route: CompiledRoute, variables: Record<string, unknown>, value: unknown, path: string, search: string): string | null {
+  const limitVariable = route.variables.find((variable) => variable.name === 'limit');
+  const offsetVariable = route.variables.find((variable) => variable.name === 'offset');
+  if (limitVariable === undefined || offsetVariable === undefined || value === null || typeof value !== 'object') return null;
+  const total = (value as { total?: unknown }).total;
+  const limit = Number(variables['limit'] ?? limitVariable.defaultValue);
+  const offset = Number(variables['offset'] ?? offsetVariable.defaultValue ?? 0);
+  if (typeof total !== 'number' || !Number.isInteger(limit) || limit <= 0 || !Number.isInteger(offset)) return null;
+  const link = (to: number, rel: string): string => {
+    const query = new URLSearchParams(search);
+    query.set('limit', String(limit));
+    query.set('offset', String(to));
+    return `<${path}?${query.toString()}>; rel="${rel}"`;
+  };
+  const links: string[] = [];
+  if (offset + limit < total) links.push(link(offset + limit, 'next'));
+  if (offset > 0) links.push(link(Math.max(offset - limit, 0), 'prev'));
+  return links.length === 0 ? null : links.join(', ');
 }
 
 /** The GET route of an item of this type (`/reviews/{id}`), filled with the new item's id. */
@@ -242,10 +302,6 @@ function failure(status: number, code: string, message: string, headers: Record<
   return [JSON.stringify({ error: { code, message } }), { status, headers: { ...headers, 'content-type': JSON_TYPE } }];
 }
 
-function header(request: ResourceRequest<unknown>, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
 
 function acceptsJson(accept: string | undefined): boolean {
   if (accept === undefined || accept.trim() === '') return true;
@@ -258,20 +314,7 @@ function acceptsJson(accept: string | undefined): boolean {
   });
 }
 
-function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (ifNoneMatch === undefined) return false;
-  return ifNoneMatch.split(',').some((candidate) => {
-    const tag = candidate.trim();
-    return tag === etag || tag === `W/${etag}` || tag === '*';
-  });
-}
 
-function addRateHeaders(headers: Record<string, string>, standing: RateStanding): void {
-  const current = rateLimitHeader(standing);
-  if (current === null) return;
-  headers['ratelimit-policy'] = standing.policy.header;
-  headers['ratelimit'] = current;
-}
 
 /** A route's operation, for the pipeline. */
 class ResourceOperation<Raw> implements OperationRequest<Raw>, ClientInfo {

@@ -13,7 +13,7 @@
  * when the operation has a single input-object variable not filled otherwise, the whole body
  * is that variable (`POST /books/{id}/reviews` with `{ "stars": 4 }` for `$review: ReviewInput!`).
  */
-import { GraphQLError, Kind, getNamedType, getNullableType, isInputObjectType, isListType, isScalarType, isEnumType, parse, typeFromAST, validate } from 'graphql';
+import { GraphQLError, Kind, getNamedType, getNullableType, isInputObjectType, isListType, isScalarType, isEnumType, parse, typeFromAST, validate, valueFromAST } from 'graphql';
 import type { DocumentNode, GraphQLInputType, GraphQLNamedType, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { checkLimits } from '../../analysis/limits.ts';
 import type { Limits } from '../../analysis/limits.ts';
@@ -34,6 +34,8 @@ export interface ResourceVariable {
   readonly name: string;
   readonly type: GraphQLInputType;
   readonly required: boolean;
+  /** Its default in the operation, if any (for paging links). */
+  readonly defaultValue: unknown;
 }
 
 export interface CompiledRoute {
@@ -128,6 +130,7 @@ function compileRoute(key: string, query: unknown, schema: GraphQLSchema, limits
     name: definition.variable.name.value,
     type: typeFromAST(schema, definition.type) as GraphQLInputType,
     required: definition.type.kind === Kind.NON_NULL_TYPE && definition.defaultValue === undefined,
+    defaultValue: definition.defaultValue === undefined ? undefined : valueFromAST(definition.defaultValue, typeFromAST(schema, definition.type) as GraphQLInputType),
   }));
   const params = segments.filter((segment): segment is { param: string } => typeof segment !== 'string').map((segment) => segment.param);
   for (const param of params) {

@@ -1,0 +1,29 @@
+/**
+ * Header logic the GraphQL endpoint and the resource routes share: reading a header, matching
+ * an entity tag, and the rate-limit headers.
+ */
+import { rateLimitHeader } from '../../ratelimit/rateLimiter.ts';
+import type { RateStanding } from '../../ratelimit/rateLimiter.ts';
+
+/** A header's value, several values joined. */
+export function headerOf(headers: Readonly<Record<string, string | string[] | undefined>>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** Whether If-None-Match (or If-Match) names this entity tag, weakly compared, or is `*`. */
+export function matchesEtag(condition: string | undefined, etag: string): boolean {
+  if (condition === undefined) return false;
+  return condition.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === etag || tag === `W/${etag}` || tag === '*';
+  });
+}
+
+/** RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers). */
+export function addRateHeaders(headers: Record<string, string>, standing: RateStanding): void {
+  const current = rateLimitHeader(standing);
+  if (current === null) return;
+  headers['ratelimit-policy'] = standing.policy.header;
+  headers['ratelimit'] = current;
+}
