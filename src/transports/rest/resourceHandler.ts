@@ -25,6 +25,7 @@ import { AuthError } from '../../security/authError.ts';
 import type { Identity } from '../../security/identity.ts';
 import type { ClientInfo } from '../../ratelimit/rateLimiter.ts';
 import { addRateHeaders, headerOf, matchesEtag } from '../http/headers.ts';
+import { openApiDocument } from './openApi.ts';
 import { ROUTE_METHODS, compileVersion, valueFromText } from './resourceRoutes.ts';
 import type { CompiledRoute, CompiledVersion, ResourceVersionOptions } from './resourceRoutes.ts';
 
@@ -70,6 +71,8 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
   if (list.length === 0) throw new TypeError('resources needs at least one version.');
   const versions = list.map((each) => compileVersion(each, pipeline.schema as GraphQLSchema, pipeline.limits as Limits));
   const byName = new Map(versions.map((version) => [version.version, version]));
+  // Each version's OpenAPI document, made once: `/api/v1/openapi.json`.
+  const openApiTexts = new Map(versions.map((version) => [version.version, JSON.stringify(openApiDocument(version, pipeline.schema, prefix, 'Resource API'))]));
   if (byName.size !== versions.length) throw new TypeError('resources: two versions have the same name.');
   // The newest version that is not retired answers requests that name none.
   const current = [...versions].filter((version) => version.deprecation === null).sort((a, b) => Number(b.version.slice(1)) - Number(a.version.slice(1)))[0] ?? versions[versions.length - 1];
@@ -103,6 +106,11 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
       if (version.deprecation.link !== null) versionHeaders['link'] = `<${version.deprecation.link}>; rel="deprecation"; type="text/html"`;
     }
     if (parts.length === 1 && parts[0] === '') return failure(404, 'NOT_FOUND', `Nothing is served at ${rawPath}.`, versionHeaders);
+    if (parts.length === 1 && parts[0] === 'openapi.json') {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return failure(405, 'METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed on ${rawPath}; use GET, HEAD.`, { ...versionHeaders, allow: 'GET, HEAD' });
+      const text = openApiTexts.get(version.version) as string;
+      return [request.method === 'HEAD' ? null : text, { status: 200, headers: { ...versionHeaders, 'content-type': JSON_TYPE, 'cache-control': 'no-cache' } }];
+    }
 
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     const matching = version.routes.filter((route) => matches(route, parts));
