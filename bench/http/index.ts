@@ -71,6 +71,15 @@ const NO_CREDENTIAL = 'no credential';
 const JWT_BEARER = 'JWT bearer';
 const API_KEY = 'API key';
 
+/** A resource route against the same operation over /graphql. */
+const ROUTE_SCENARIO = 'route';
+const ROUTE_PATH = '/api/v1/authors';
+const ROUTE_QUERY = '{ authors { id name } }';
+const VIA_GRAPHQL = 'POST /graphql';
+/** The same query over GET: a cacheable read with an ETag, as the route is. */
+const VIA_GRAPHQL_GET = 'GET /graphql';
+const VIA_ROUTE = 'GET /api/v1/authors';
+
 /** `{ hello }` through the rate limiter, against the same server without one. */
 const RATE_LIMIT_SCENARIO = 'hello-ratelimit';
 const NO_LIMITER = 'no limiter';
@@ -86,6 +95,8 @@ const BARS = [
   { scenario: AUTH_SCENARIO, server: JWT_BEARER, against: NO_CREDENTIAL, atLeast: 0.9 },
   { scenario: AUTH_SCENARIO, server: API_KEY, against: NO_CREDENTIAL, atLeast: 0.9 },
   { scenario: RATE_LIMIT_SCENARIO, server: MEMORY_LIMITER, against: NO_LIMITER, atLeast: 0.95 },
+  // The route may cost at most 1.1× the GraphQL request: its rate at least 1/1.1 of it.
+  { scenario: ROUTE_SCENARIO, server: VIA_ROUTE, against: VIA_GRAPHQL, atLeast: 0.91 },
 ] as const;
 
 /** A server under load and the headers it is sent; rows are by label (a server's name, or a credential). */
@@ -93,6 +104,8 @@ interface Contender {
   label: string;
   server: RunningServer;
   headers: Record<string, string>;
+  /** A resource route to GET instead of POSTing the scenario to /graphql. */
+  route?: string;
 }
 
 const plainContender = (server: RunningServer): Contender => ({ label: server.name, server, headers: REQUEST_HEADERS });
@@ -186,6 +199,16 @@ function describeDifference(expected: string, actual: string): string {
 }
 
 function load(contender: Contender, scenario: HttpScenario, seconds: number) {
+  if (contender.route !== undefined) {
+    return autocannon({
+      url: new URL(contender.route, contender.server.url).href,
+      method: 'GET',
+      headers: { accept: 'application/json' },
+      connections: CONNECTIONS,
+      pipelining: 1,
+      duration: seconds,
+    });
+  }
   return autocannon({
     url: contender.server.url,
     method: 'POST',
@@ -308,9 +331,9 @@ function readCount(name: string, defaultValue: number, unit: string): number {
 }
 
 /** The scenarios named on the command line (all of them when none is), and whether the authenticated run is one. */
-function selectScenarios(names: string[]): { scenarios: HttpScenario[]; authenticated: boolean; rateLimited: boolean } {
-  if (names.length === 0) return { scenarios: [...SCENARIOS], authenticated: true, rateLimited: true };
-  const known = [...SCENARIOS.map((scenario) => scenario.name), AUTH_SCENARIO, RATE_LIMIT_SCENARIO];
+function selectScenarios(names: string[]): { scenarios: HttpScenario[]; authenticated: boolean; rateLimited: boolean; routed: boolean } {
+  if (names.length === 0) return { scenarios: [...SCENARIOS], authenticated: true, rateLimited: true, routed: true };
+  const known = [...SCENARIOS.map((scenario) => scenario.name), AUTH_SCENARIO, RATE_LIMIT_SCENARIO, ROUTE_SCENARIO];
   for (const name of names) {
     if (!known.includes(name)) throw new TypeError(`Unknown scenario "${name}"; the scenarios are: ${known.join(', ')}.`);
   }
@@ -318,6 +341,7 @@ function selectScenarios(names: string[]): { scenarios: HttpScenario[]; authenti
     scenarios: SCENARIOS.filter((scenario) => names.includes(scenario.name)),
     authenticated: names.includes(AUTH_SCENARIO),
     rateLimited: names.includes(RATE_LIMIT_SCENARIO),
+    routed: names.includes(ROUTE_SCENARIO),
   };
 }
 
@@ -411,6 +435,38 @@ async function runRateLimited(timing: Timing): Promise<Row[]> {
   );
 }
 
+/**
+ * `GET /api/v1/authors` (a resource route, `--resources` in servers/ours.ts) against the same
+ * operation POSTed to /graphql and sent to it with GET, to the same server process: what the
+ * resource surface costs on top of the operation it runs.
+ */
+async function runRouted(timing: Timing): Promise<Row[]> {
+  const scenario: HttpScenario = { name: ROUTE_SCENARIO, query: ROUTE_QUERY };
+  const server = await startServer('ours', ['--resources']);
+  try {
+    const graphql = await post(server.url, REQUEST_HEADERS, requestBody(scenario));
+    const routed = await fetch(new URL(ROUTE_PATH, server.url));
+    const viaGraphql = JSON.stringify((JSON.parse(graphql.body.toString('utf8')) as { data: { authors: unknown } }).data.authors);
+    const viaRoute = JSON.stringify(((await routed.json()) as { data: unknown }).data);
+    if (graphql.status !== 200 || routed.status !== 200 || viaGraphql !== viaRoute) {
+      throw new Error(`${ROUTE_SCENARIO}: the route and /graphql answer differently (${routed.status}, ${graphql.status}).`);
+    }
+    console.error(`${ROUTE_SCENARIO}: the route answers what /graphql answers; measuring…`);
+    return await measureServers(
+      [
+        { label: VIA_GRAPHQL, server, headers: REQUEST_HEADERS },
+        { label: VIA_GRAPHQL_GET, server, headers: REQUEST_HEADERS, route: `/graphql?query=${encodeURIComponent(ROUTE_QUERY)}` },
+        { label: VIA_ROUTE, server, headers: REQUEST_HEADERS, route: ROUTE_PATH },
+      ],
+      scenario,
+      timing,
+      ROUTE_SCENARIO,
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
 const formatRate = (rate: number) => rate.toLocaleString('en-US', { maximumFractionDigits: 0 });
 const formatShare = (share: number) => `${Math.round(share * 100)}%`;
 
@@ -425,7 +481,8 @@ function ratio(rows: readonly Row[], row: Row, against: string): number {
 }
 
 function printReport(allRows: readonly Row[], { seconds, warmupSeconds }: Timing): void {
-  const rows = allRows.filter((row) => row.scenario !== AUTH_SCENARIO && row.scenario !== RATE_LIMIT_SCENARIO);
+  const rows = allRows.filter((row) => row.scenario !== AUTH_SCENARIO && row.scenario !== RATE_LIMIT_SCENARIO && row.scenario !== ROUTE_SCENARIO);
+  const routedRows = allRows.filter((row) => row.scenario === ROUTE_SCENARIO);
   const authRows = allRows.filter((row) => row.scenario === AUTH_SCENARIO);
   const limitedRows = allRows.filter((row) => row.scenario === RATE_LIMIT_SCENARIO);
   const cpus = os.cpus();
@@ -438,6 +495,9 @@ function printReport(allRows: readonly Row[], { seconds, warmupSeconds }: Timing
   if (rows.length > 0) printServers(rows);
   if (authRows.length > 0) {
     printVariants(authRows, `${AUTH_SCENARIO}: \`{ hello }\` to our server, by the credential sent (each to its own server process):`, 'credential', NO_CREDENTIAL);
+  }
+  if (routedRows.length > 0) {
+    printVariants(routedRows, `${ROUTE_SCENARIO}: \`${ROUTE_QUERY}\` as a resource route and over /graphql (one server process):`, 'request', VIA_GRAPHQL);
   }
   if (limitedRows.length > 0) {
     printVariants(limitedRows, `${RATE_LIMIT_SCENARIO}: \`{ hello }\` to our server, by rate limiter (each in its own server process):`, 'limiter', NO_LIMITER);
@@ -519,7 +579,7 @@ async function main(): Promise<void> {
     warmupSeconds: readCount('BENCH_HTTP_WARMUP_SECONDS', 2, 'seconds'),
   };
   const repeats = readCount('BENCH_HTTP_REPEATS', 1, 'repeats');
-  const { scenarios, authenticated, rateLimited } = selectScenarios(process.argv.slice(2));
+  const { scenarios, authenticated, rateLimited, routed } = selectScenarios(process.argv.slice(2));
   const scratch = mkdtempSync(join(os.tmpdir(), 'bench-http-'));
   try {
     const measurements: Row[][] = [];
@@ -529,6 +589,7 @@ async function main(): Promise<void> {
       for (const scenario of scenarios) rows.push(...(await runScenario(scenario, timing, scratch)));
       if (authenticated) rows.push(...(await runAuthenticated(timing, scratch)));
       if (rateLimited) rows.push(...(await runRateLimited(timing)));
+      if (routed) rows.push(...(await runRouted(timing)));
       measurements.push(rows);
       if (repeats > 1) console.log(`\n## Repeat ${repeat + 1} of ${repeats}\n`);
       printReport(rows, timing);

@@ -18,6 +18,8 @@ import { readCredentials } from '../credentials.ts';
 import { GRAPHQL_PATH } from '../scenarios.ts';
 import { announce, listen } from './serve.ts';
 
+/** `--resources`: the resource route `GET /api/v1/authors`, for the `route` scenario. */
+const withResources = process.argv.includes('--resources');
 const rateLimitArg = process.argv.find((arg) => arg.startsWith('--rate-limit='));
 /**
  * `--rate-limit=redis-ping`: the floor of a limit shared through Redis, one round trip per
@@ -39,6 +41,7 @@ const server = createServer({
   path: GRAPHQL_PATH,
   context: () => ({ db }),
   reportCost: false,
+  ...(withResources ? { resources: { version: 'v1', routes: { 'GET /authors': 'query { authors { id name } }' } } } : {}),
   ...(rateLimitStore === undefined
     ? {}
     : {

@@ -17,10 +17,10 @@
  *           PUT/PATCH 200 (204 when nothing is returned); a field error ─ its own code and
  *           status (FORBIDDEN 403, NOT_FOUND 404, BAD_USER_INPUT 400, ...) or 500
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { GraphQLError, GraphQLSchema } from 'graphql';
 import type { Limits } from '../../analysis/limits.ts';
-import type { OperationPipeline, OperationRequest, RequestParams } from '../../server/pipeline.ts';
+import type { KnownRequest, OperationOutcome, OperationPipeline, OperationRequest, RequestParams } from '../../server/pipeline.ts';
 import { AuthError } from '../../security/authError.ts';
 import type { Identity } from '../../security/identity.ts';
 import type { ClientInfo } from '../../ratelimit/rateLimiter.ts';
@@ -62,7 +62,7 @@ const STATUS_OF_CODE: Record<string, number> = {
 export interface ResourceHandler<Raw> {
   /** Whether a path is the resource surface's (`/api` and below). */
   owns(pathname: string): boolean;
-  handle(request: ResourceRequest<Raw>): Promise<ResourceResponse>;
+  handle(request: ResourceRequest<Raw>): ResourceResponse | Promise<ResourceResponse>;
   readonly versions: ReadonlyArray<CompiledVersion>;
 }
 
@@ -77,7 +77,8 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
   // The newest version that is not retired answers requests that name none.
   const current = [...versions].filter((version) => version.deprecation === null).sort((a, b) => Number(b.version.slice(1)) - Number(a.version.slice(1)))[0] ?? versions[versions.length - 1];
 
-  async function handle(request: ResourceRequest<Raw>): Promise<ResourceResponse> {
+  /** Synchronous when authentication and execution are (a promise only when something waits). */
+  function handle(request: ResourceRequest<Raw>): ResourceResponse | Promise<ResourceResponse> {
     const queryStart = request.url.indexOf('?');
     const rawPath = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
     const search = queryStart === -1 ? '' : request.url.slice(queryStart + 1);
@@ -172,7 +173,14 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
       }
     }
 
-    const identity = await pipeline.authenticate(request.headers);
+    const call: RouteCall<Raw> = { request, route, version, parts, variables, versionHeaders, rawPath, search, method };
+    const authenticated = pipeline.authenticate(request.headers);
+    return authenticated instanceof Promise ? authenticated.then((identity) => proceed(call, identity)) : proceed(call, authenticated);
+  }
+
+  /** Once the caller is known: If-Match, then the operation. */
+  function proceed(call: RouteCall<Raw>, identity: Identity | AuthError): ResourceResponse | Promise<ResourceResponse> {
+    const { request, method, version, parts, rawPath, versionHeaders } = call;
     if (identity instanceof AuthError) {
       const headers: Record<string, string> = { ...versionHeaders };
       const challenge = pipeline.challenge(identity);
@@ -181,17 +189,37 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
     }
     // If-Match: the change applies to the resource as the client last saw it, or not at all.
     const ifMatch = headerOf(request.headers, 'if-match');
-    if (ifMatch !== undefined && method !== 'GET') {
-      const reader = version.routes.find((candidate) => candidate.method === 'GET' && matches(candidate, parts));
-      if (reader !== undefined) {
-        const current = await currentEtag(reader, parts, request, identity);
-        if (current === null || !matchesEtag(ifMatch, current)) {
-          return failure(412, 'PRECONDITION_FAILED', `The resource at ${rawPath} is not the one If-Match names (it has changed, or is gone).`, versionHeaders);
-        }
-      }
+    const reader = ifMatch === undefined || method === 'GET' ? undefined : version.routes.find((candidate) => candidate.method === 'GET' && matches(candidate, parts));
+    if (reader !== undefined) {
+      return currentEtag(reader, parts, request, identity).then((current) =>
+        current === null || !matchesEtag(ifMatch, current)
+          ? failure(412, 'PRECONDITION_FAILED', `The resource at ${rawPath} is not the one If-Match names (it has changed, or is gone).`, versionHeaders)
+          : execute(call, identity),
+      );
     }
-    const params: RequestParams = { query: route.query, operationName: null, variables };
-    const outcome = await pipeline.run(new ResourceOperation(request, identity, params, method === 'GET'));
+    return execute(call, identity);
+  }
+
+  /** Runs the route's operation through the pipeline. */
+  function execute(call: RouteCall<Raw>, identity: Identity): ResourceResponse | Promise<ResourceResponse> {
+    const { request, method, route, version, variables } = call;
+    // A GET is its URL, and its URL is its variables: seen before, it takes the pipeline's
+    // known-request fast path (once its operation passed every check for the caller's grants).
+    let params: RequestParams = { query: route.query, operationName: null, variables };
+    let known: KnownRequest | undefined;
+    if (method === 'GET') {
+      const text = `GET ${(version as CompiledVersion).version} ${request.url}`;
+      known = pipeline.known(text);
+      if (known === undefined) known = pipeline.remember(text, params);
+      else params = known.params;
+    }
+    const outcome = pipeline.run(new ResourceOperation(request, identity, params, method === 'GET'), known);
+    return outcome instanceof Promise ? outcome.then((settled) => answer(call, settled)) : answer(call, outcome);
+  }
+
+  /** The operation's outcome as the route's HTTP answer. */
+  function answer(call: RouteCall<Raw>, outcome: OperationOutcome): ResourceResponse {
+    const { request, route, version, variables, versionHeaders, rawPath, search } = call;
     if ('rateLimited' in outcome) {
       const refusal = outcome.rateLimited;
       const headers: Record<string, string> = { ...versionHeaders, 'retry-after': String(refusal.retryAfter) };
@@ -264,7 +292,7 @@ function resourceOf(route: CompiledRoute, data: unknown): unknown {
 }
 
 function etagOf(text: string): string {
-  return `"${createHash('sha1').update(text).digest('base64url')}"`;
+  return `"${hash('sha1', text, 'base64url')}"`;
 }
 
 /**
@@ -323,6 +351,19 @@ function acceptsJson(accept: string | undefined): boolean {
 }
 
 
+
+/** One request to a route, as its steps pass it on. */
+interface RouteCall<Raw> {
+  readonly request: ResourceRequest<Raw>;
+  readonly route: CompiledRoute;
+  readonly version: CompiledVersion;
+  readonly parts: ReadonlyArray<string>;
+  readonly variables: Record<string, unknown>;
+  readonly versionHeaders: Record<string, string>;
+  readonly rawPath: string;
+  readonly search: string;
+  readonly method: string;
+}
 
 /** A route's operation, for the pipeline. */
 class ResourceOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
