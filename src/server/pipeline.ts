@@ -162,6 +162,11 @@ export interface OperationRequest<Raw = unknown> {
   /** Where the request came from (socket peer, X-Forwarded-For): who an anonymous caller is counted as. */
   readonly client?: ClientInfo;
   /**
+   * Not charged to the rate limits: a read a transport makes as part of a request that is
+   * charged (a resource route's If-Match check of the resource it is about to change).
+   */
+  readonly uncharged?: boolean;
+  /**
    * Registers a callback for the client going away before the response is complete; called at
    * once if it already has. Registered only for executions that go asynchronous.
    */
@@ -339,7 +344,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
 
   /** Runs one operation: within the rate limits when they are on. */
   function run(request: OperationRequest<Raw>, known?: KnownRequest): MaybePromise<OperationOutcome> {
-    if (limiter === null) {
+    if (limiter === null || request.uncharged === true) {
       // The fast path first: a known request whose operation passed every check for these grants.
       const ready = readyFor(request, known);
       return ready !== null ? startOperation(ready, request) : runUnlimited(request, known);

@@ -11,12 +11,15 @@ export function headerOf(headers: Readonly<Record<string, string | string[] | un
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-/** Whether If-None-Match (or If-Match) names this entity tag, weakly compared, or is `*`. */
-export function matchesEtag(condition: string | undefined, etag: string): boolean {
+/**
+ * Whether If-None-Match (weak comparison) or If-Match (`weak` false: strong comparison, RFC
+ * 9110 §13.1.1) names this entity tag, or is `*`.
+ */
+export function matchesEtag(condition: string | undefined, etag: string, weak = true): boolean {
   if (condition === undefined) return false;
   return condition.split(',').some((candidate) => {
     const tag = candidate.trim();
-    return tag === etag || tag === `W/${etag}` || tag === '*';
+    return tag === etag || (weak && tag === `W/${etag}`) || tag === '*';
   });
 }
 

@@ -182,12 +182,12 @@ function resourceSchema(route: CompiledRoute, schema: GraphQLSchema): JsonSchema
   const field = rootType.getFields()[root.name.value];
   if (field === undefined) return {};
   // The resource itself is never null in a 200 (null is a 404).
-  if (route.subField === null) return outputSchema(getNullableType(field.type) as GraphQLOutputType, root.selectionSet, schema, fragments);
+  if (route.subField === null) return outputSchemaOf(getNullableType(field.type) as GraphQLOutputType, root.selectionSet, schema, fragments);
   const owner = getNamedType(field.type) as GraphQLObjectType;
   const under = root.selectionSet?.selections[0];
   if (under === undefined || under.kind !== Kind.FIELD) return {};
   const subField = owner.getFields()[under.name.value];
-  return subField === undefined ? {} : outputSchema(getNullableType(subField.type) as GraphQLOutputType, under.selectionSet, schema, fragments);
+  return subField === undefined ? {} : outputSchemaOf(getNullableType(subField.type) as GraphQLOutputType, under.selectionSet, schema, fragments);
 }
 
 function outputSchema(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, schema: GraphQLSchema, fragments: Map<string, FragmentDefinitionNode>): JsonSchema {

@@ -25,6 +25,8 @@ import { AuthError } from '../../security/authError.ts';
 import type { Identity } from '../../security/identity.ts';
 import type { ClientInfo } from '../../ratelimit/rateLimiter.ts';
 import { addRateHeaders, headerOf, matchesEtag } from '../http/headers.ts';
+import { LruCache } from '../../jsutils/lruCache.ts';
+import { SMALL_REQUEST } from '../../server/pipeline.ts';
 import { openApiDocument } from './openApi.ts';
 import { ROUTE_METHODS, compileVersion, valueFromText } from './resourceRoutes.ts';
 import type { CompiledRoute, CompiledVersion, ResourceVersionOptions } from './resourceRoutes.ts';
@@ -71,6 +73,8 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
   if (list.length === 0) throw new TypeError('resources needs at least one version.');
   const versions = list.map((each) => compileVersion(each, pipeline.schema as GraphQLSchema, pipeline.limits as Limits));
   const byName = new Map(versions.map((version) => [version.version, version]));
+  /** GET requests seen before, by version and URL: their variables, and once checked, their operation ready to run. */
+  const knownGets = new LruCache<string, KnownRequest>(1000);
   // Each version's OpenAPI document, made once: `/api/v1/openapi.json`.
   const openApiTexts = new Map(versions.map((version) => [version.version, JSON.stringify(openApiDocument(version, pipeline.schema, prefix, 'Resource API'))]));
   if (byName.size !== versions.length) throw new TypeError('resources: two versions have the same name.');
@@ -90,13 +94,17 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
     } catch {
       return failure(400, 'BAD_REQUEST', 'The path is not valid percent-encoding.');
     }
+    if (parts.some((part) => part === '.' || part === '..' || part.includes('/') || part.includes('\\'))) {
+      return failure(400, 'BAD_REQUEST', 'The path has an encoded slash or a dot segment.');
+    }
     // The version: in the path, else in a header, else the current one.
     let version: CompiledVersion | undefined;
     const named = parts[0] !== undefined && /^v[0-9]+$/.test(parts[0]) ? parts.shift() : headerOf(request.headers, 'api-version') ?? headerOf(request.headers, 'accept-version');
     if (named === undefined) version = current;
     else version = byName.get(named.trim());
     if (version === undefined) return failure(404, 'NOT_FOUND', `There is no API version ${named}; the versions are ${versions.map((each) => each.version).join(', ')}.`);
-    const versionHeaders: Record<string, string> = { 'api-version': version.version };
+    // The answer depends on the version headers (caches must know).
+    const versionHeaders: Record<string, string> = { 'api-version': version.version, vary: 'API-Version, Accept-Version' };
     if (version.deprecation !== null) {
       if (Date.now() >= version.deprecation.sunset.getTime()) {
         return failure(410, 'GONE', `API version ${version.version} was retired on ${version.deprecation.sunset.toISOString().slice(0, 10)}.`, versionHeaders);
@@ -116,7 +124,7 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     const matching = version.routes.filter((route) => matches(route, parts));
     if (matching.length === 0) return failure(404, 'NOT_FOUND', `No resource is served at ${rawPath}.`, versionHeaders);
-    const route = matching.find((candidate) => candidate.method === method);
+    const route = bestRoute(matching.filter((candidate) => candidate.method === method));
     if (route === undefined) {
       const allowed = ROUTE_METHODS.filter((each) => matching.some((candidate) => candidate.method === each));
       const allow = [...(allowed.includes('GET') ? ['GET', 'HEAD'] : []), ...allowed.filter((each) => each !== 'GET')].join(', ');
@@ -134,9 +142,9 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
       variables[segment.param] = variable === undefined ? value : valueFromText([value], variable.type);
     }
     const query = new URLSearchParams(search);
-    const unknown = [...new Set(query.keys())].filter((name) => !route.variables.some((variable) => variable.name === name) || name in variables);
+    const unknown = [...new Set(query.keys())].filter((name) => !route.variables.some((variable) => variable.name === name) || Object.hasOwn(variables, name));
     if (unknown.length > 0) {
-      const known = route.variables.filter((variable) => !(variable.name in variables)).map((variable) => variable.name);
+      const known = route.variables.filter((variable) => !Object.hasOwn(variables, variable.name)).map((variable) => variable.name);
       return failure(400, 'BAD_REQUEST', `Unknown query parameter${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}; ${known.length === 0 ? 'this route takes none' : `this route takes ${known.join(', ')}`}.`, versionHeaders);
     }
     for (const variable of route.variables) {
@@ -161,11 +169,11 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
         return failure(400, 'BAD_REQUEST', `The body is not valid JSON: ${(error as Error).message}`, versionHeaders);
       }
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return failure(400, 'BAD_REQUEST', 'The body must be a JSON object.', versionHeaders);
-      if (route.bodyVariable !== null && !(route.bodyVariable in variables)) {
+      if (route.bodyVariable !== null && !Object.hasOwn(variables, route.bodyVariable)) {
         variables[route.bodyVariable] = parsed;
       } else {
         for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
-          if (name in variables || !route.variables.some((variable) => variable.name === name)) {
+          if (Object.hasOwn(variables, name) || !route.variables.some((variable) => variable.name === name)) {
             return failure(400, 'BAD_REQUEST', `The body member ${name} is not a parameter of this route.`, versionHeaders);
           }
           variables[name] = value;
@@ -189,10 +197,13 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
     }
     // If-Match: the change applies to the resource as the client last saw it, or not at all.
     const ifMatch = headerOf(request.headers, 'if-match');
-    const reader = ifMatch === undefined || method === 'GET' ? undefined : version.routes.find((candidate) => candidate.method === 'GET' && matches(candidate, parts));
+    const reader =
+      ifMatch === undefined || (method !== 'PUT' && method !== 'PATCH' && method !== 'DELETE')
+        ? undefined
+        : bestRoute(version.routes.filter((candidate) => candidate.method === 'GET' && matches(candidate, parts)));
     if (reader !== undefined) {
       return currentEtag(reader, parts, request, identity).then((current) =>
-        current === null || !matchesEtag(ifMatch, current)
+        current === null || !matchesEtag(ifMatch, current, false)
           ? failure(412, 'PRECONDITION_FAILED', `The resource at ${rawPath} is not the one If-Match names (it has changed, or is gone).`, versionHeaders)
           : execute(call, identity),
       );
@@ -208,10 +219,16 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
     let params: RequestParams = { query: route.query, operationName: null, variables };
     let known: KnownRequest | undefined;
     if (method === 'GET') {
-      const text = `GET ${(version as CompiledVersion).version} ${request.url}`;
-      known = pipeline.known(text);
-      if (known === undefined) known = pipeline.remember(text, params);
-      else params = known.params;
+      // The route's own cache, apart from the pipeline's cache of request bodies: a URL must
+      // never be taken for a body.
+      const text = `${version.version} ${request.url}`;
+      known = knownGets.get(text);
+      if (known === undefined) {
+        known = { params, ready: null };
+        if (text.length <= SMALL_REQUEST) knownGets.set(text, known);
+      } else {
+        params = known.params;
+      }
     }
     const outcome = pipeline.run(new ResourceOperation(request, identity, params, method === 'GET'), known);
     return outcome instanceof Promise ? outcome.then((settled) => answer(call, settled)) : answer(call, outcome);
@@ -246,7 +263,7 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
       const etag = etagOf(text);
       headers['etag'] = etag;
       const links = pagingLinks(route, variables, value, rawPath, search);
-      if (links !== null) headers['link'] = links;
+      if (links !== null) headers['link'] = headers['link'] === undefined ? links : `${headers['link']}, ${links}`;
       headers['cache-control'] = request.headers['authorization'] !== undefined || request.headers['x-api-key'] !== undefined ? 'private, no-cache' : 'no-cache';
       if (matchesEtag(headerOf(request.headers, 'if-none-match'), etag)) return [null, { status: 304, headers }];
       headers['content-type'] = JSON_TYPE;
@@ -257,7 +274,7 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
     if (typeof value !== 'object') return [null, { status: 204, headers }];
     headers['content-type'] = JSON_TYPE;
     if (route.method === 'POST') {
-      const location = locationOf(version, route.typeName, value, prefix);
+      const location = locationOf(version, route, value, prefix);
       if (location !== null) headers['location'] = location;
       return [JSON.stringify({ data: value }), { status: 201, headers }];
     }
@@ -272,7 +289,8 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
       const variable = reader.variables.find((each) => each.name === segment.param);
       variables[segment.param] = variable === undefined ? parts[index] : valueFromText([parts[index] as string], variable.type);
     }
-    const outcome = await pipeline.run(new ResourceOperation(request, identity, { query: reader.query, operationName: null, variables }, true));
+    // Part of the request it precedes, which is charged: not charged again.
+    const outcome = await pipeline.run(new ResourceOperation(request, identity, { query: reader.query, operationName: null, variables }, true, true));
     if (!('result' in outcome) || (outcome.result.errors?.length ?? 0) > 0) return null;
     const value = resourceOf(reader, outcome.result.data);
     return value === null ? null : etagOf(JSON.stringify({ data: value }));
@@ -319,14 +337,33 @@ function pagingLinks(route: CompiledRoute, variables: Record<string, unknown>, v
   return links.length === 0 ? null : links.join(', ');
 }
 
-/** The GET route of an item of this type (`/reviews/{id}`), filled with the new item's id. */
-function locationOf(version: CompiledVersion, typeName: string, value: unknown, prefix: string): string | null {
+/**
+ * The GET route of the new item (`/reviews/{id}`), filled with its id: of the item routes of its
+ * type, the one named by the collection it was created in (`POST /books/{id}/reviews`), else the first.
+ */
+function locationOf(version: CompiledVersion, created: CompiledRoute, value: unknown, prefix: string): string | null {
   if (value === null || typeof value !== 'object' || !('id' in value)) return null;
-  const item = version.routes.find(
-    (route) => route.method === 'GET' && route.typeName === typeName && route.segments.length === 2 && typeof route.segments[1] !== 'string',
+  const items = version.routes.filter(
+    (route) => route.method === 'GET' && route.typeName === created.typeName && route.segments.length === 2 && typeof route.segments[1] !== 'string',
   );
+  const collection = [...created.segments].reverse().find((segment) => typeof segment === 'string');
+  const item = items.find((route) => route.segments[0] === collection) ?? items[0];
   if (item === undefined) return null;
   return `${prefix}/${version.version}/${item.segments[0] as string}/${encodeURIComponent(String((value as { id: unknown }).id))}`;
+}
+
+/** Of the routes matching a path, the one with the most literal segments (`/things/favourites` before `/things/{id}`). */
+function bestRoute(routes: ReadonlyArray<CompiledRoute>): CompiledRoute | undefined {
+  let best: CompiledRoute | undefined;
+  let bestScore = -1;
+  for (const route of routes) {
+    const score = route.segments.filter((segment) => typeof segment === 'string').length;
+    if (score > bestScore) {
+      best = route;
+      bestScore = score;
+    }
+  }
+  return best;
 }
 
 function matches(route: CompiledRoute, parts: ReadonlyArray<string>): boolean {
@@ -371,13 +408,15 @@ class ResourceOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
   readonly identity: Identity;
   readonly raw: Raw;
   readonly readOnly: boolean;
+  readonly uncharged: boolean;
   private readonly request: ResourceRequest<Raw>;
 
-  constructor(request: ResourceRequest<Raw>, identity: Identity, params: RequestParams, readOnly: boolean) {
+  constructor(request: ResourceRequest<Raw>, identity: Identity, params: RequestParams, readOnly: boolean, uncharged = false) {
     this.params = params;
     this.identity = identity;
     this.raw = request.raw;
     this.readOnly = readOnly;
+    this.uncharged = uncharged;
     this.request = request;
   }
 
