@@ -42,6 +42,7 @@ import type {
 } from '../../server/pipeline.ts';
 import { EventStream } from './eventStream.ts';
 import { addRateHeaders, matchesEtag } from './headers.ts';
+import { HttpOperation } from './httpOperation.ts';
 import { createResourceHandler } from '../rest/resourceHandler.ts';
 import type { ResourcesOptions } from '../rest/resourceHandler.ts';
 import { AuthError, insufficientScope } from '../../security/authError.ts';
@@ -51,7 +52,7 @@ import { createCsrfCheck } from '../../security/csrf.ts';
 import type { CsrfPreventionOptions } from '../../security/csrf.ts';
 import type { Identity } from '../../security/identity.ts';
 import { rateLimitHeader } from '../../ratelimit/rateLimiter.ts';
-import type { ClientInfo, RateRefusal, RateStanding } from '../../ratelimit/rateLimiter.ts';
+import type { RateRefusal, RateStanding } from '../../ratelimit/rateLimiter.ts';
 import { LruCache } from '../../jsutils/lruCache.ts';
 import { stringifySmall } from '../../jsutils/stringifySmall.ts';
 
@@ -316,43 +317,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
 }
 
 function operationRequest<Raw>(request: PlainRequest<Raw>, identity: Identity, params: RequestParams, streams: boolean): OperationRequest<Raw> {
-  return new HttpOperation(request, identity, params, streams);
-}
-
-/** One operation of an HTTP request, for the pipeline: a class, so that no closure is made per request. */
-class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
-  readonly params: RequestParams;
-  readonly identity: Identity;
-  readonly raw: Raw;
-  readonly readOnly: boolean;
-  readonly streams: boolean;
-  private readonly request: PlainRequest<Raw>;
-
-  /** Where the request came from, read only by the rate limiter, for anonymous callers. */
-  get client(): ClientInfo {
-    return this;
-  }
-
-  get remoteAddress(): string | undefined {
-    return this.request.remoteAddress;
-  }
-
-  get forwardedFor(): string | string[] | undefined {
-    return this.request.headers['x-forwarded-for'];
-  }
-
-  constructor(request: PlainRequest<Raw>, identity: Identity, params: RequestParams, streams: boolean) {
-    this.params = params;
-    this.identity = identity;
-    this.raw = request.raw;
-    this.readOnly = request.method === 'GET';
-    this.streams = streams;
-    this.request = request;
-  }
-
-  onClientGone(callback: () => void): void {
-    this.request.onClientGone?.(callback);
-  }
+  return new HttpOperation(request, identity, params, request.method === 'GET', streams);
 }
 
 /**

@@ -20,13 +20,13 @@
 import { hash } from 'node:crypto';
 import type { GraphQLError, GraphQLSchema } from 'graphql';
 import type { Limits } from '../../analysis/limits.ts';
-import type { KnownRequest, OperationOutcome, OperationPipeline, OperationRequest, RequestParams } from '../../server/pipeline.ts';
+import type { KnownRequest, OperationOutcome, OperationPipeline, RequestParams } from '../../server/pipeline.ts';
 import { AuthError } from '../../security/authError.ts';
 import type { Identity } from '../../security/identity.ts';
-import type { ClientInfo } from '../../ratelimit/rateLimiter.ts';
 import { addRateHeaders, headerOf, matchesEtag } from '../http/headers.ts';
 import { LruCache } from '../../jsutils/lruCache.ts';
 import { SMALL_REQUEST } from '../../server/pipeline.ts';
+import { HttpOperation } from '../http/httpOperation.ts';
 import { openApiDocument } from './openApi.ts';
 import { ROUTE_METHODS, compileVersion, valueFromText } from './resourceRoutes.ts';
 import type { CompiledRoute, CompiledVersion, ResourceVersionOptions } from './resourceRoutes.ts';
@@ -230,7 +230,7 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
         params = known.params;
       }
     }
-    const outcome = pipeline.run(new ResourceOperation(request, identity, params, method === 'GET'), known);
+    const outcome = pipeline.run(new HttpOperation(request, identity, params, method === 'GET', false), known);
     return outcome instanceof Promise ? outcome.then((settled) => answer(call, settled)) : answer(call, outcome);
   }
 
@@ -290,7 +290,7 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
       variables[segment.param] = variable === undefined ? parts[index] : valueFromText([parts[index] as string], variable.type);
     }
     // Part of the request it precedes, which is charged: not charged again.
-    const outcome = await pipeline.run(new ResourceOperation(request, identity, { query: reader.query, operationName: null, variables }, true, true));
+    const outcome = await pipeline.run(new HttpOperation(request, identity, { query: reader.query, operationName: null, variables }, true, false, true));
     if (!('result' in outcome) || (outcome.result.errors?.length ?? 0) > 0) return null;
     const value = resourceOf(reader, outcome.result.data);
     return value === null ? null : etagOf(JSON.stringify({ data: value }));
@@ -400,35 +400,4 @@ interface RouteCall<Raw> {
   readonly rawPath: string;
   readonly search: string;
   readonly method: string;
-}
-
-/** A route's operation, for the pipeline. */
-class ResourceOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
-  readonly params: RequestParams;
-  readonly identity: Identity;
-  readonly raw: Raw;
-  readonly readOnly: boolean;
-  readonly uncharged: boolean;
-  private readonly request: ResourceRequest<Raw>;
-
-  constructor(request: ResourceRequest<Raw>, identity: Identity, params: RequestParams, readOnly: boolean, uncharged = false) {
-    this.params = params;
-    this.identity = identity;
-    this.raw = request.raw;
-    this.readOnly = readOnly;
-    this.uncharged = uncharged;
-    this.request = request;
-  }
-
-  get client(): ClientInfo {
-    return this;
-  }
-
-  get remoteAddress(): string | undefined {
-    return this.request.remoteAddress;
-  }
-
-  get forwardedFor(): string | string[] | undefined {
-    return this.request.headers['x-forwarded-for'];
-  }
 }
