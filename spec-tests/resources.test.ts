@@ -14,7 +14,8 @@ import { parse, Kind } from 'graphql';
 import type { FieldNode, OperationDefinitionNode } from 'graphql';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createServer } from '../src/index.ts';
+import { createHandler, createServer } from '../src/index.ts';
+import { createDemoContext, createDemoData, demoSchema } from '../src/demo/librarySchema.ts';
 import type { ServerOptions } from '../src/index.ts';
 import { DEMO_RESOURCES } from '../src/demo/resources.ts';
 import type { ResourcesOptions } from '../src/transports/rest/resourceHandler.ts';
@@ -1460,5 +1461,47 @@ describe('the GET fast path and /graphql', () => {
     const response = await call(demo().port, 'POST', '/graphql', { headers: { 'content-type': 'application/json', accept: 'application/json' }, body: 'GET v1 /api/v1/books/b1' });
     expect(response.status).toBe(400);
     expect(bodyOf(response)).toEqual({ errors: [{ message: `The request body is not valid JSON: ${jsonSyntaxMessage('GET v1 /api/v1/books/b1')}`, extensions: { code: 'BAD_REQUEST' } }] });
+  });
+});
+
+describe('CORS on the resource routes', () => {
+  const data = createDemoData();
+  const handle = createHandler({
+    schema: demoSchema,
+    context: (_request, { identity }) => createDemoContext(data, identity),
+    resources: DEMO_RESOURCES,
+    cors: { origins: ['https://app.example.com'] },
+  });
+  const origin = 'https://app.example.com';
+
+  it('answers a preflight with the routes\' methods', async () => {
+    const [body, init] = await handle({ method: 'OPTIONS', url: '/api/v1/reviews/r1', headers: { origin, 'access-control-request-method': 'PATCH' }, body: null, raw: null });
+    expect(body).toBeNull();
+    expect(init).toEqual({
+      status: 204,
+      headers: {
+        allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
+        'access-control-allow-origin': origin,
+        vary: 'Origin',
+        'access-control-expose-headers': 'etag, location, link, api-version, deprecation, sunset, retry-after, ratelimit, ratelimit-policy',
+        'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
+        'access-control-allow-headers': 'content-type, authorization, x-api-key, x-graphql-csrf',
+        'access-control-max-age': '600',
+      },
+    });
+  });
+
+  it('lets a page read the answer\'s headers, and varies by Origin as well as by version', async () => {
+    const [, init] = await handle({ method: 'GET', url: '/api/v1/books/b1', headers: { origin }, body: null, raw: null });
+    expect(init.status).toBe(200);
+    expect(init.headers['access-control-allow-origin']).toBe(origin);
+    expect(init.headers['access-control-expose-headers']).toBe('etag, location, link, api-version, deprecation, sunset, retry-after, ratelimit, ratelimit-policy');
+    expect(init.headers['vary']).toBe('API-Version, Accept-Version, Origin');
+  });
+
+  it('keeps /graphql\'s own policy', async () => {
+    const [, init] = await handle({ method: 'OPTIONS', url: '/graphql', headers: { origin }, body: null, raw: null });
+    expect(init.headers['access-control-allow-methods']).toBe('GET, POST');
+    expect(init.headers['access-control-expose-headers']).toBe('etag');
   });
 });

@@ -110,6 +110,9 @@ const JSON_RESPONSE = 'application/json; charset=utf-8';
 /** GraphQL over Server-Sent Events (eventStream.ts), chosen by `Accept: text/event-stream`. */
 const EVENT_STREAM = 'text/event-stream; charset=utf-8';
 const METHODS = ['GET', 'POST'];
+/** The resource routes' methods, and the headers of their answers a page may read (with `cors`). */
+const RESOURCE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+const RESOURCE_EXPOSED_HEADERS = ['etag', 'location', 'link', 'api-version', 'deprecation', 'sunset', 'retry-after', 'ratelimit', 'ratelimit-policy'];
 
 /** The handler: a function from a plain request to `[body, init]`. */
 export interface Handler<Raw = unknown> {
@@ -130,6 +133,11 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
   const pipeline: OperationPipeline<Raw> = createPipeline(options);
   const resources = options.resources === undefined ? null : createResourceHandler(options.resources, pipeline);
   const cors = options.cors === undefined ? null : createCors(options.cors, METHODS);
+  // The resource routes' own policy: their methods, and the headers their answers carry for pages to read.
+  const resourceCors =
+    options.cors === undefined || resources === null
+      ? null
+      : createCors({ ...options.cors, exposedHeaders: options.cors.exposedHeaders ?? RESOURCE_EXPOSED_HEADERS }, RESOURCE_METHODS);
   const csrf = options.csrfPrevention === undefined || options.csrfPrevention === false ? null : createCsrfCheck(options.csrfPrevention);
   const heartbeatMs = options.sseHeartbeatMs ?? 12_000;
   if (!Number.isInteger(heartbeatMs) || heartbeatMs <= 0) throw new TypeError(`sseHeartbeatMs must be a positive whole number of milliseconds, got ${String(heartbeatMs)}.`);
@@ -197,7 +205,12 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
     // Most requests are POSTs to the endpoint itself, with no query string to look for.
     const queryStart = url === path ? -1 : url.indexOf('?');
     const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
-    if (pathname !== path && resources !== null && resources.owns(pathname)) return resources.handle(request);
+    if (pathname !== path && resources !== null && resources.owns(pathname)) {
+      if (request.method === 'OPTIONS' && resourceCors !== null) {
+        return [null, { status: 204, headers: { allow: RESOURCE_METHODS.join(', '), ...resourceCors.preflight(header(request, 'origin')) } }];
+      }
+      return resources.handle(request);
+    }
     if (pathname !== path) return httpFailure(HttpErrorCode.NotFound, `Nothing is served at ${pathname}; the GraphQL endpoint is ${path}.`);
     const method = request.method;
     if (method !== 'GET' && method !== 'POST') {
@@ -304,7 +317,8 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
   if (cors === null) return Object.assign(handle, { headersFor: () => null, pipeline });
   // CORS headers go on every answer to a listed origin, errors included, so that the page can read why.
   const handleWithCors = (request: PlainRequest<Raw>): MaybePromise<HandlerResponse> => {
-    const allowed = cors.headers(header(request, 'origin'));
+    const policy = resourceCors !== null && resources !== null && request.url !== path && resources.owns(request.url.split('?')[0] as string) ? resourceCors : cors;
+    const allowed = policy.headers(header(request, 'origin'));
     const response = handle(request);
     if (allowed === null) return response;
     if (response instanceof Promise) return response.then((settled) => withHeaders(settled, allowed));
@@ -344,7 +358,14 @@ function notAllowed(kind: 'mutation'): HandlerResponse {
 
 function withHeaders(response: HandlerResponse, extra: Readonly<Record<string, string>>): HandlerResponse {
   const [body, init] = response;
-  return [body, { status: init.status, headers: { ...init.headers, ...extra } }];
+  const headers = { ...init.headers, ...extra };
+  // Both vary (the resource routes by version headers, CORS by Origin): the answer varies by all.
+  const vary = init.headers['vary'];
+  if (vary !== undefined && extra['vary'] !== undefined) {
+    const names = `${vary}, ${extra['vary']}`.split(',').map((name) => name.trim());
+    headers['vary'] = names.filter((name, index) => names.findIndex((other) => other.toLowerCase() === name.toLowerCase()) === index).join(', ');
+  }
+  return [body, { status: init.status, headers }];
 }
 
 /**
