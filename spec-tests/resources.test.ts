@@ -17,7 +17,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createHandler, createServer } from '../src/index.ts';
 import { createDemoContext, createDemoData, demoSchema } from '../src/demo/librarySchema.ts';
 import type { ServerOptions } from '../src/index.ts';
-import { DEMO_RESOURCES } from '../src/demo/resources.ts';
+import { DEMO_RESOURCES, DEMO_RESOURCES_V2 } from '../src/demo/resources.ts';
 import type { ResourcesOptions } from '../src/transports/rest/resourceHandler.ts';
 import { jsonSyntaxMessage } from './support/httpServer.ts';
 import { makeKeyPair, signToken, validClaims } from './support/tokens.ts';
@@ -1503,5 +1503,50 @@ describe('CORS on the resource routes', () => {
     const [, init] = await handle({ method: 'OPTIONS', url: '/graphql', headers: { origin }, body: null, raw: null });
     expect(init.headers['access-control-allow-methods']).toBe('GET, POST');
     expect(init.headers['access-control-expose-headers']).toBe('etag');
+  });
+});
+
+describe('cursor paging (a Relay connection, the demo\'s v2 GET /books)', () => {
+  const data = createDemoData();
+  const handle = createHandler({
+    schema: demoSchema,
+    context: (_request, { identity }) => createDemoContext(data, identity),
+    resources: [DEMO_RESOURCES, DEMO_RESOURCES_V2],
+  });
+  const get = async (url: string) => {
+    const [body, init] = await handle({ method: 'GET', url, headers: {}, body: null, raw: null });
+    return { status: init.status, link: init.headers['link'], body: JSON.parse(body as string) as { data: { edges: Array<{ node: { id: string } }>; pageInfo: { endCursor: string | null } } } };
+  };
+
+  it('links each page to the next by its end cursor, and the last page to none; every book is visited once', async () => {
+    const seen: string[] = [];
+    let url: string | undefined = '/api/v2/books?limit=2';
+    const links: Array<string | undefined> = [];
+    while (url !== undefined) {
+      const page = await get(url);
+      expect(page.status).toBe(200);
+      seen.push(...page.body.data.edges.map((edge) => edge.node.id));
+      links.push(page.link);
+      url = page.link === undefined ? undefined : /^<([^>]+)>; rel="next"$/.exec(page.link)?.[1];
+    }
+    expect(seen).toEqual(['b1', 'b2', 'b3', 'b4', 'b5']);
+    expect(links).toEqual([
+      '</api/v2/books?limit=2&cursor=YWZ0ZXI6MQ>; rel="next"',
+      '</api/v2/books?limit=2&cursor=YWZ0ZXI6Mw>; rel="next"',
+      undefined,
+    ]);
+  });
+
+  it('answers without a version with the newest (v2), and v1 still pages by offset', async () => {
+    const [, latest] = await handle({ method: 'GET', url: '/api/books?limit=2', headers: {}, body: null, raw: null });
+    expect(latest.headers['api-version']).toBe('v2');
+    const [, v1] = await handle({ method: 'GET', url: '/api/v1/books?limit=2', headers: {}, body: null, raw: null });
+    expect(v1.headers['link']).toBe('</api/v1/books?limit=2&offset=2>; rel="next"');
+  });
+
+  it('refuses a cursor that is not one with the resolver\'s BAD_USER_INPUT', async () => {
+    const page = await handle({ method: 'GET', url: '/api/v2/books?cursor=zzz', headers: {}, body: null, raw: null });
+    expect(page[1].status).toBe(400);
+    expect(JSON.parse(page[0] as string)).toEqual({ error: { code: 'BAD_USER_INPUT', message: '"zzz" is not a cursor of this list.' } });
   });
 });

@@ -58,6 +58,25 @@ export const demoTypeDefs = /* GraphQL */ `
     book: Book!
   }
 
+  "Books, a page at a time, Relay-style: each edge's cursor marks where the next page starts."
+  type BookConnection {
+    edges: [BookEdge!]!
+    pageInfo: PageInfo!
+    totalCount: Int!
+  }
+
+  type BookEdge {
+    cursor: String!
+    node: Book!
+  }
+
+  type PageInfo {
+    hasNextPage: Boolean!
+    hasPreviousPage: Boolean!
+    startCursor: String
+    endCursor: String
+  }
+
   "One page of books, and how many there are in all."
   type BookPage {
     items: [Book!]!
@@ -132,6 +151,8 @@ export const demoTypeDefs = /* GraphQL */ `
   type Query {
     authors: [Author!]!
     books(genre: Genre, sort: BookSort, limit: Int = 10, offset: Int = 0): BookPage! @listSize(slicingArguments: ["limit"], sizedFields: ["items"])
+    "Books a page at a time by cursor (first at most 100)."
+    booksConnection(genre: Genre, first: Int = 10, after: String): BookConnection! @listSize(slicingArguments: ["first"], sizedFields: ["edges"])
     author(id: ID!): Author
     book(id: ID!): Book
     review(id: ID!): Review
@@ -288,6 +309,32 @@ export const demoSchema = makeSchema({
         if (args.sort === 'TITLE') matching.sort((a, b) => a.title.localeCompare(b.title));
         if (args.sort === 'PUBLISHED') matching.sort((a, b) => (a.published ?? '').localeCompare(b.published ?? ''));
         return { items: matching.slice(args.offset, args.offset + args.limit), total: matching.length };
+      },
+      booksConnection: (_: unknown, args: { genre?: string | null; first: number; after?: string | null }, { data }: DemoContext) => {
+        if (args.first < 0 || args.first > 100) {
+          throw new GraphQLError(`first must be between 0 and 100, got ${args.first}.`, { extensions: { code: 'BAD_USER_INPUT' } });
+        }
+        const matching = data.books.filter((book) => args.genre == null || book.genre === args.genre);
+        // A cursor is the position after which the page starts, opaque to clients (base64url).
+        let start = 0;
+        if (args.after != null) {
+          const position = Number(Buffer.from(args.after, 'base64url').toString('utf8').replace(/^after:/, ''));
+          if (!Number.isInteger(position) || position < 0) throw new GraphQLError(`"${args.after}" is not a cursor of this list.`, { extensions: { code: 'BAD_USER_INPUT' } });
+          start = position + 1;
+        }
+        const cursor = (index: number) => Buffer.from(`after:${index}`).toString('base64url');
+        const page = matching.slice(start, start + args.first);
+        const edges = page.map((book, index) => ({ cursor: cursor(start + index), node: book }));
+        return {
+          edges,
+          totalCount: matching.length,
+          pageInfo: {
+            hasNextPage: start + page.length < matching.length,
+            hasPreviousPage: start > 0,
+            startCursor: edges[0]?.cursor ?? null,
+            endCursor: edges[edges.length - 1]?.cursor ?? null,
+          },
+        };
       },
       author: (_: unknown, { id }: { id: string }, { data }: DemoContext) => data.authors.find((author) => author.id === id) ?? null,
       book: (_: unknown, { id }: { id: string }, { data }: DemoContext) => data.books.find((book) => book.id === id) ?? null,

@@ -8,7 +8,7 @@ import type { GraphQLServer } from '../transports/http/server.ts';
 import { demoEvents, demoSecurity, demoWebhooks } from './config.ts';
 import type { Webhooks } from '../webhooks/webhooks.ts';
 import { createDemoContext, createDemoData, demoSchema } from './librarySchema.ts';
-import { DEMO_RESOURCES } from './resources.ts';
+import { DEMO_RESOURCES, DEMO_RESOURCES_V2 } from './resources.ts';
 
 const port = Number(process.env.PORT ?? 4000);
 const host = process.env.HOST ?? '127.0.0.1';
@@ -30,7 +30,7 @@ try {
   server = createServer({
     schema: demoSchema,
     context: (_request, { identity }) => createDemoContext(data, identity),
-    resources: DEMO_RESOURCES,
+    resources: [DEMO_RESOURCES, DEMO_RESOURCES_V2],
     ...security,
   });
   production = security.production;

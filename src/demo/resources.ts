@@ -22,3 +22,15 @@ export const DEMO_RESOURCES: ResourceVersionOptions = {
     'DELETE /reviews/{id}': 'mutation ($id: ID!) { deleteReview(id: $id) }',
   },
 };
+
+/**
+ * Version 2: the same resources, with books paged by cursor (a Relay connection: `limit` and
+ * `cursor` are its `first` and `after`). v1 keeps answering as it did.
+ */
+export const DEMO_RESOURCES_V2: ResourceVersionOptions = {
+  version: 'v2',
+  routes: {
+    ...DEMO_RESOURCES.routes,
+    'GET /books': `query ($genre: Genre, $limit: Int = 10, $cursor: String) { booksConnection(genre: $genre, first: $limit, after: $cursor) { totalCount edges { cursor node { ${BOOK} } } pageInfo { hasNextPage endCursor } } }`,
+  },
+};

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compareSchemas, formatReport } from '../schema/schemaEvolution.ts';
 import { demoSchema } from './librarySchema.ts';
-import { DEMO_RESOURCES } from './resources.ts';
+import { DEMO_RESOURCES, DEMO_RESOURCES_V2 } from './resources.ts';
 
 /** The schema the demo's current release published. */
 export const PUBLISHED_SCHEMA_PATH = fileURLToPath(new URL('./published.graphql', import.meta.url));
@@ -23,7 +23,7 @@ try {
 }
 let report;
 try {
-  report = compareSchemas(published, demoSchema, [DEMO_RESOURCES]);
+  report = compareSchemas(published, demoSchema, [DEMO_RESOURCES, DEMO_RESOURCES_V2]);
 } catch (error) {
   console.error(`${path} is not a valid schema: ${(error as Error).message}`);
   process.exit(2);

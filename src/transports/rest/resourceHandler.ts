@@ -315,9 +315,19 @@ function etagOf(text: string): string {
 
 /**
  * Link headers (RFC 8288) of a page: a route with `limit` and `offset` variables whose resource
- * says its `total` gets `rel="next"` while there is more, `rel="prev"` past the first page.
+ * says its `total` gets `rel="next"` while there is more, `rel="prev"` past the first page; a
+ * route with a `cursor` variable, `rel="next"` from its connection's `pageInfo`.
  */
 function pagingLinks(route: CompiledRoute, variables: Record<string, unknown>, value: unknown, path: string, search: string): string | null {
+  // Cursor paging (a Relay connection whose `first` and `after` the route names `limit` and
+  // `cursor`): the next page starts after the page's end cursor. Relay pages forwards only.
+  if (route.variables.some((variable) => variable.name === 'cursor')) {
+    const pageInfo = (value as { pageInfo?: { hasNextPage?: unknown; endCursor?: unknown } } | null)?.pageInfo;
+    if (pageInfo?.hasNextPage !== true || typeof pageInfo.endCursor !== 'string') return null;
+    const query = new URLSearchParams(search);
+    query.set('cursor', pageInfo.endCursor);
+    return `<${path}?${query.toString()}>; rel="next"`;
+  }
   const limitVariable = route.variables.find((variable) => variable.name === 'limit');
   const offsetVariable = route.variables.find((variable) => variable.name === 'offset');
   if (limitVariable === undefined || offsetVariable === undefined || value === null || typeof value !== 'object') return null;
