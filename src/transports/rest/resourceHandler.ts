@@ -75,6 +75,8 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
   const byName = new Map(versions.map((version) => [version.version, version]));
   /** GET requests seen before, by version and URL: their variables, and once checked, their operation ready to run. */
   const knownGets = new LruCache<string, KnownRequest>(1000);
+  /** GETs read before, by URL and version headers: what reading them came to (without the request). */
+  const seenReads = new LruCache<string, RouteCall<Raw>>(1000);
   // Each version's OpenAPI document, made once: `/api/v1/openapi.json`.
   const openApiTexts = new Map(versions.map((version) => [version.version, JSON.stringify(openApiDocument(version, pipeline.schema, prefix, 'Resource API'))]));
   if (byName.size !== versions.length) throw new TypeError('resources: two versions have the same name.');
@@ -83,6 +85,19 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
 
   /** Synchronous when authentication and execution are (a promise only when something waits). */
   function handle(request: ResourceRequest<Raw>): ResourceResponse | Promise<ResourceResponse> {
+    // A GET seen before (same URL and version headers) is read as it was: its route, version
+    // and variables, straight to authentication. Everything it was checked for depends only
+    // on those, but Accept and the version's sunset, checked again here.
+    const readKey = request.method === 'GET' || request.method === 'HEAD' ? readKeyOf(request) : null;
+    if (readKey !== null) {
+      const seen = seenReads.get(readKey);
+      const deprecation = seen?.version.deprecation;
+      if (seen !== undefined && (deprecation == null || Date.now() < deprecation.sunset.getTime()) && acceptsJson(headerOf(request.headers, 'accept'))) {
+        const call: RouteCall<Raw> = { ...seen, request };
+        const authenticated = pipeline.authenticate(request.headers);
+        return authenticated instanceof Promise ? authenticated.then((identity) => proceed(call, identity)) : proceed(call, authenticated);
+      }
+    }
     const queryStart = request.url.indexOf('?');
     const rawPath = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
     const search = queryStart === -1 ? '' : request.url.slice(queryStart + 1);
@@ -182,6 +197,7 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
     }
 
     const call: RouteCall<Raw> = { request, route, version, parts, variables, versionHeaders, rawPath, search, method };
+    if (readKey !== null && readKey.length <= SMALL_REQUEST) seenReads.set(readKey, call);
     const authenticated = pipeline.authenticate(request.headers);
     return authenticated instanceof Promise ? authenticated.then((identity) => proceed(call, identity)) : proceed(call, authenticated);
   }
@@ -360,6 +376,15 @@ function locationOf(version: CompiledVersion, created: CompiledRoute, value: unk
   const item = items.find((route) => route.segments[0] === collection) ?? items[0];
   if (item === undefined) return null;
   return `${prefix}/${version.version}/${item.segments[0] as string}/${encodeURIComponent(String((value as { id: unknown }).id))}`;
+}
+
+/** A GET's key among those read before: its URL and the headers that choose the version; null when it has a body. */
+function readKeyOf(request: ResourceRequest<unknown>): string | null {
+  if (request.body !== null && request.body.length > 0) return null;
+  const apiVersion = request.headers['api-version'];
+  const acceptVersion = request.headers['accept-version'];
+  if (apiVersion === undefined && acceptVersion === undefined) return request.url;
+  return `${request.url}\n${String(apiVersion ?? '')}\n${String(acceptVersion ?? '')}`;
 }
 
 /** Of the routes matching a path, the one with the most literal segments (`/things/favourites` before `/things/{id}`). */
