@@ -126,8 +126,6 @@ export class RateLimiter {
   private readonly addressKeys = new LruCache<string, string>(4096);
   /** Until when (Date.now()) the store is not asked, after it failed; 0 when it is. */
   private storeDownUntil = 0;
-  /** Why the store last failed (for a debugger; requests get RATE_LIMIT_UNAVAILABLE). */
-  lastStoreError: unknown = undefined;
   /** Identities are frozen and cached per credential: each one's policy is looked up once. */
   private readonly policies = new WeakMap<Identity, RatePolicy>();
   private readonly identityKeys = new WeakMap<Identity, string>();
@@ -222,13 +220,13 @@ export class RateLimiter {
     let outcome: ChargeOutcome | Promise<ChargeOutcome>;
     try {
       outcome = this.store.charge(key, charges);
-    } catch (error) {
-      return this.storeFailed(policy, error);
+    } catch {
+      return this.storeFailed(policy);
     }
     if (outcome instanceof Promise) {
       return outcome.then(
         (settled) => admission(policy, settled),
-        (error: unknown) => this.storeFailed(policy, error),
+        () => this.storeFailed(policy),
       );
     }
     return admission(policy, outcome);
@@ -266,9 +264,8 @@ export class RateLimiter {
   }
 
   /** The store could not answer: it is left alone for STORE_RETRY_MS, then asked again. */
-  private storeFailed(policy: RatePolicy, error: unknown): Admission {
+  private storeFailed(policy: RatePolicy): Admission {
     this.storeDownUntil = Date.now() + STORE_RETRY_MS;
-    this.lastStoreError = error;
     return this.unavailable(policy);
   }
 

@@ -20,7 +20,6 @@
  *
  * Media types and status codes follow the GraphQL-over-HTTP specification.
  */
-import { createHash } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import type { ExecutionResult } from 'graphql';
 import { checkBatchSize } from '../../analysis/limits.ts';
@@ -41,7 +40,7 @@ import type {
   RequestParams,
 } from '../../server/pipeline.ts';
 import { EventStream } from './eventStream.ts';
-import { addRateHeaders, matchesEtag } from './headers.ts';
+import { addRateHeaders, etagOf, headerOf, matchesEtag } from './headers.ts';
 import { HttpOperation } from './httpOperation.ts';
 import { createResourceHandler } from '../rest/resourceHandler.ts';
 import type { ResourcesOptions } from '../rest/resourceHandler.ts';
@@ -165,12 +164,12 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
       headers['www-authenticate'] = pipeline.challenge(refusal) as string;
     }
     if (request.method === 'GET' && status === 200) {
-      const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+      const etag = etagOf(body);
       headers['etag'] = etag;
       // An answer to a request with a credential is that caller's: no shared cache may keep it
       // (RFC 9111 covers Authorization by itself, not X-API-Key).
       headers['cache-control'] = request.headers['authorization'] !== undefined || request.headers['x-api-key'] !== undefined ? 'private, no-cache' : 'no-cache';
-      if (matchesEtag(header(request, 'if-none-match'), etag)) return [null, { status: 304, headers: { etag } }];
+      if (matchesEtag(headerOf(request.headers, 'if-none-match'), etag)) return [null, { status: 304, headers: { etag } }];
     }
     return [body, { status, headers }];
   }
@@ -207,21 +206,21 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
     const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
     if (pathname !== path && resources !== null && resources.owns(pathname)) {
       if (request.method === 'OPTIONS' && resourceCors !== null) {
-        return [null, { status: 204, headers: { allow: RESOURCE_METHODS.join(', '), ...resourceCors.preflight(header(request, 'origin')) } }];
+        return [null, { status: 204, headers: { allow: RESOURCE_METHODS.join(', '), ...resourceCors.preflight(headerOf(request.headers, 'origin')) } }];
       }
       return resources.handle(request);
     }
     if (pathname !== path) return httpFailure(HttpErrorCode.NotFound, `Nothing is served at ${pathname}; the GraphQL endpoint is ${path}.`);
     const method = request.method;
     if (method !== 'GET' && method !== 'POST') {
-      if (method === 'OPTIONS' && cors !== null) return [null, { status: 204, headers: { allow: 'GET, POST, OPTIONS', ...cors.preflight(header(request, 'origin')) } }];
+      if (method === 'OPTIONS' && cors !== null) return [null, { status: 204, headers: { allow: 'GET, POST, OPTIONS', ...cors.preflight(headerOf(request.headers, 'origin')) } }];
       return httpFailure(HttpErrorCode.MethodNotAllowed, `Method ${method} is not allowed; use GET or POST.`, { allow: 'GET, POST' });
     }
     if (csrf !== null) {
       const refused = csrf(request.headers);
       if (refused !== null) return httpFailure(HttpErrorCode.CsrfPrevented, refused);
     }
-    const mediaType = negotiate(header(request, 'accept'));
+    const mediaType = negotiate(headerOf(request.headers, 'accept'));
     if (mediaType === null) {
       return httpFailure(
         HttpErrorCode.NotAcceptable,
@@ -229,7 +228,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
       );
     }
     if (method === 'POST') {
-      const unsupported = checkContentType(header(request, 'content-type'));
+      const unsupported = checkContentType(headerOf(request.headers, 'content-type'));
       if (unsupported !== null) return httpFailure(HttpErrorCode.UnsupportedMediaType, unsupported);
     }
     const identity = pipeline.authenticate(request.headers);
@@ -318,7 +317,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
   // CORS headers go on every answer to a listed origin, errors included, so that the page can read why.
   const handleWithCors = (request: PlainRequest<Raw>): MaybePromise<HandlerResponse> => {
     const policy = resourceCors !== null && resources !== null && request.url !== path && resources.owns(request.url.split('?')[0] as string) ? resourceCors : cors;
-    const allowed = policy.headers(header(request, 'origin'));
+    const allowed = policy.headers(headerOf(request.headers, 'origin'));
     const response = handle(request);
     if (allowed === null) return response;
     if (response instanceof Promise) return response.then((settled) => withHeaders(settled, allowed));
@@ -383,11 +382,6 @@ function resultText(result: ExecutionResult, root: SelectionPlan): string {
     }
   }
   return JSON.stringify(result);
-}
-
-function header(request: PlainRequest<unknown>, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 function httpFailure(error: HttpError, message: string, extraHeaders: Record<string, string> = {}): HandlerResponse {

@@ -1,7 +1,8 @@
 /**
- * Header logic the GraphQL endpoint and the resource routes share: reading a header, matching
- * an entity tag, and the rate-limit headers.
+ * Header logic the GraphQL endpoint and the resource routes share: reading a header, making and
+ * matching an entity tag, and the rate-limit headers.
  */
+import { hash } from 'node:crypto';
 import { rateLimitHeader } from '../../ratelimit/rateLimiter.ts';
 import type { RateStanding } from '../../ratelimit/rateLimiter.ts';
 
@@ -9,6 +10,11 @@ import type { RateStanding } from '../../ratelimit/rateLimiter.ts';
 export function headerOf(headers: Readonly<Record<string, string | string[] | undefined>>, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** A strong entity tag for a body: its SHA-1 (one-shot, no hash object made). */
+export function etagOf(body: string): string {
+  return `"${hash('sha1', body, 'base64url')}"`;
 }
 
 /**

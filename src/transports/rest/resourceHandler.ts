@@ -17,13 +17,12 @@
  *           PUT/PATCH 200 (204 when nothing is returned); a field error ─ its own code and
  *           status (FORBIDDEN 403, NOT_FOUND 404, BAD_USER_INPUT 400, ...) or 500
  */
-import { hash } from 'node:crypto';
 import type { GraphQLError, GraphQLSchema } from 'graphql';
 import type { Limits } from '../../analysis/limits.ts';
 import type { KnownRequest, OperationOutcome, OperationPipeline, RequestParams } from '../../server/pipeline.ts';
 import { AuthError } from '../../security/authError.ts';
 import type { Identity } from '../../security/identity.ts';
-import { addRateHeaders, headerOf, matchesEtag } from '../http/headers.ts';
+import { addRateHeaders, etagOf, headerOf, matchesEtag } from '../http/headers.ts';
 import { LruCache } from '../../jsutils/lruCache.ts';
 import { SMALL_REQUEST } from '../../server/pipeline.ts';
 import { HttpOperation } from '../http/httpOperation.ts';
@@ -323,10 +322,6 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
 function resourceOf(route: CompiledRoute, data: unknown): unknown {
   const owner = (data as Record<string, unknown> | null | undefined)?.[route.field] ?? null;
   return route.subField === null || owner === null ? owner : ((owner as Record<string, unknown>)[route.subField] ?? null);
-}
-
-function etagOf(text: string): string {
-  return `"${hash('sha1', text, 'base64url')}"`;
 }
 
 /**
