@@ -72,9 +72,12 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
   if (list.length === 0) throw new TypeError('resources needs at least one version.');
   const versions = list.map((each) => compileVersion(each, pipeline.schema as GraphQLSchema, pipeline.limits as Limits));
   const byName = new Map(versions.map((version) => [version.version, version]));
-  /** GET requests seen before, by version and URL: their variables, and once checked, their operation ready to run. */
-  const knownGets = new LruCache<string, KnownRequest>(1000);
-  /** GETs read before, by URL and version headers: what reading them came to (without the request). */
+  /**
+   * GETs read before, by URL and version headers: what reading them came to (without the
+   * request), and with it their KnownRequest: the pipeline runs the operation at once the next
+   * time, once it passed every check for the caller's grants. (A cache of its own, apart from
+   * the pipeline's cache of request bodies: a URL is never taken for a body.)
+   */
   const seenReads = new LruCache<string, RouteCall<Raw>>(1000);
   // Each version's OpenAPI document, made once: `/api/v1/openapi.json`.
   const openApiTexts = new Map(versions.map((version) => [version.version, JSON.stringify(openApiDocument(version, pipeline.schema, prefix, 'Resource API'))]));
@@ -195,7 +198,9 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
       }
     }
 
-    const call: RouteCall<Raw> = { request, route, version, parts, variables, versionHeaders, rawPath, search, method };
+    // A GET is its URL, and its URL is its variables: what the pipeline remembers of it holds for every later read.
+    const known: KnownRequest | null = method === 'GET' ? { params: { query: route.query, operationName: null, variables }, ready: null } : null;
+    const call: RouteCall<Raw> = { request, route, version, parts, variables, versionHeaders, rawPath, search, method, known };
     if (readKey !== null && readKey.length <= SMALL_REQUEST) seenReads.set(readKey, call);
     const authenticated = pipeline.authenticate(request.headers);
     return authenticated instanceof Promise ? authenticated.then((identity) => proceed(call, identity)) : proceed(call, authenticated);
@@ -228,24 +233,9 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
 
   /** Runs the route's operation through the pipeline. */
   function execute(call: RouteCall<Raw>, identity: Identity): ResourceResponse | Promise<ResourceResponse> {
-    const { request, method, route, version, variables } = call;
-    // A GET is its URL, and its URL is its variables: seen before, it takes the pipeline's
-    // known-request fast path (once its operation passed every check for the caller's grants).
-    let params: RequestParams = { query: route.query, operationName: null, variables };
-    let known: KnownRequest | undefined;
-    if (method === 'GET') {
-      // The route's own cache, apart from the pipeline's cache of request bodies: a URL must
-      // never be taken for a body.
-      const text = `${version.version} ${request.url}`;
-      known = knownGets.get(text);
-      if (known === undefined) {
-        known = { params, ready: null };
-        if (text.length <= SMALL_REQUEST) knownGets.set(text, known);
-      } else {
-        params = known.params;
-      }
-    }
-    const outcome = pipeline.run(new HttpOperation(request, identity, params, method === 'GET', false), known);
+    const { request, method, route, variables, known } = call;
+    const params: RequestParams = known?.params ?? { query: route.query, operationName: null, variables };
+    const outcome = pipeline.run(new HttpOperation(request, identity, params, method === 'GET', false), known ?? undefined);
     return outcome instanceof Promise ? outcome.then((settled) => answer(call, settled)) : answer(call, outcome);
   }
 
@@ -430,4 +420,6 @@ interface RouteCall<Raw> {
   readonly rawPath: string;
   readonly search: string;
   readonly method: string;
+  /** A GET's remembered operation (kept with the call among the reads seen before); null otherwise. */
+  readonly known: KnownRequest | null;
 }
