@@ -10,8 +10,8 @@
  * live subscriptions are: a publish it refuses (Redis away) is logged, not thrown, since the
  * event has happened and is recorded.
  */
-import { randomUUID } from 'node:crypto';
 import type { PubSub } from './pubsub.ts';
+import { newEventId } from '../webhooks/webhooks.ts';
 import type { Webhooks } from '../webhooks/webhooks.ts';
 import type { WebhookEvent } from '../webhooks/store.ts';
 
@@ -28,7 +28,7 @@ export function createEventBus(options: {
   return {
     async publish(type, data) {
       const event: WebhookEvent =
-        options.webhooks !== undefined ? await options.webhooks.publish(type, data) : { id: `evt_${randomUUID()}`, type, occurredAt: new Date().toISOString(), data };
+        options.webhooks !== undefined ? await options.webhooks.publish(type, data) : { id: newEventId(), type, occurredAt: new Date().toISOString(), data };
       await options.pubsub?.publish(type, data).catch((error: unknown) => log({ level: 'error', message: `The pub/sub refused the event ${event.id} (${type}).`, error }));
       return event;
     },

@@ -193,7 +193,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
 
   async function publish(type: string, data: unknown): Promise<WebhookEvent> {
     if (!eventTypes.includes(type)) throw new WebhookError(`Unknown event type "${String(type)}"; the types are: ${eventTypes.join(', ')}.`, WebhookErrorCode.UnknownEventType);
-    const event: WebhookEvent = { id: `evt_${timeOrderedId()}`, type, occurredAt: new Date().toISOString(), data: JSON.parse(JSON.stringify(data ?? null)) };
+    const event: WebhookEvent = { id: newEventId(), type, occurredAt: new Date().toISOString(), data: JSON.parse(JSON.stringify(data ?? null)) };
     const wanting = (await store.endpoints()).filter((endpoint) => endpoint.disabled === null && endpoint.events.includes(type));
     await store.enqueue(event, wanting.map((endpoint) => ({ id: `dlv_${randomId()}`, endpointId: endpoint.id })));
     pump();
@@ -468,8 +468,8 @@ function randomId(): string {
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-/** 26 characters that sort by time (48 bits of milliseconds, then 80 random bits), as a ULID. */
-function timeOrderedId(): string {
+/** An event's id: `evt_` and 26 characters that sort by time (48 bits of milliseconds, then 80 random bits), as a ULID. */
+export function newEventId(): string {
   let time = Date.now();
   let text = '';
   for (let i = 0; i < 10; i++) {
@@ -477,5 +477,5 @@ function timeOrderedId(): string {
     time = Math.floor(time / 32);
   }
   for (const byte of randomBytes(16)) text += CROCKFORD[byte % 32];
-  return text;
+  return `evt_${text}`;
 }
