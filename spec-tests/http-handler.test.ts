@@ -5,6 +5,7 @@
  * gets the transport's request and a scope whose signal aborts on timeout or when the client
  * goes (`onClientGone`, registered only for asynchronous executions).
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createHandler, makeSchema } from '../src/index.ts';
 import type { HandlerOptions, HandlerResponse, OperationScope, PlainRequest } from '../src/index.ts';
@@ -411,6 +412,26 @@ describe('createHandler: GET', () => {
       null,
       { status: 304, headers: { etag } },
     ]);
+  });
+
+  it('gives the same URL a new ETag, the hash of the new answer, once the answer changes', () => {
+    let count = 0;
+    const schema = makeSchema({ typeDefs: 'type Query { count: Int }', resolvers: { Query: { count: () => count } } });
+    const handle = createHandler<Raw>({ schema, production: false, reportCost: false });
+    const etags: string[] = [];
+    for (const next of [1, 1, 2, 1]) {
+      count = next;
+      const [body, init] = sync(handle(get({ query: '{ count }' })));
+      expect(body).toBe(`{"data":{"count":${next}}}`);
+      expect(init.headers['etag']).toBe(`"${createHash('sha1').update(body as string).digest('base64url')}"`);
+      etags.push(init.headers['etag'] as string);
+    }
+    expect(etags[1]).toBe(etags[0]);
+    expect(etags[2]).not.toBe(etags[1]);
+    expect(etags[3]).toBe(etags[0]);
+    // The old tag no longer matches what is there now.
+    count = 2;
+    expect(sync(handle(get({ query: '{ count }' }, { 'if-none-match': etags[0] as string })))[1].status).toBe(200);
   });
 
   it('answers 200 when If-None-Match has another ETag', () => {

@@ -1491,12 +1491,18 @@ describe('CORS on the resource routes', () => {
     });
   });
 
-  it('lets a page read the answer\'s headers, and varies by Origin as well as by version', async () => {
+  it('lets a page read the answer\'s headers, and varies by Origin, and by version headers when no path names the version', async () => {
     const [, init] = await handle({ method: 'GET', url: '/api/v1/books/b1', headers: { origin }, body: null, raw: null });
     expect(init.status).toBe(200);
     expect(init.headers['access-control-allow-origin']).toBe(origin);
     expect(init.headers['access-control-expose-headers']).toBe('etag, location, link, api-version, deprecation, sunset, retry-after, ratelimit, ratelimit-policy');
-    expect(init.headers['vary']).toBe('API-Version, Accept-Version, Origin');
+    // The path names the version: the version headers change nothing.
+    expect(init.headers['vary']).toBe('Origin');
+    for (const headers of [{ origin }, { origin, 'api-version': 'v1' }, { origin, 'accept-version': 'v1' }]) {
+      const [, byHeader] = await handle({ method: 'GET', url: '/api/books/b1', headers, body: null, raw: null });
+      expect(byHeader.status).toBe(200);
+      expect(byHeader.headers['vary']).toBe('API-Version, Accept-Version, Origin');
+    }
   });
 
   it('keeps /graphql\'s own policy', async () => {

@@ -2,7 +2,8 @@
  * `npm run bench:http:instructions [-- scenario]`: what one request costs each server in
  * instructions and cache misses, counted by valgrind's callgrind, where `bench:http` measures
  * time. `hello-auth` counts our server's `{ hello }` with no credential, a JWT and an API key;
- * `hello-ratelimit` with no rate limit, the memory limiter and the Redis store.
+ * `hello-ratelimit` with no rate limit, the memory limiter and the Redis store; `route` the
+ * resource route `GET /api/v1/authors` against the same operation POSTed and sent with GET to /graphql.
  *
  * Why: on a shared machine, time is noisy. In a bad hour the same server measures 20–30% apart
  * from one run to the next, and neighbours slow the servers unevenly, which no number of rounds
@@ -37,6 +38,7 @@ import { SCENARIOS } from './scenarios.ts';
 const REQUESTS: Record<string, { warmup: number; counted: number }> = {
   hello: { warmup: 30_000, counted: 12_000 },
   'nested-lists': { warmup: 800, counted: 200 },
+  route: { warmup: 10_000, counted: 4_000 },
 };
 
 /** The servers to count, the first being the base of the ratio. */
@@ -62,9 +64,10 @@ function callgrind(outFile: string) {
   };
 }
 
-function load(url: string, headers: Record<string, string>, body: string, amount: number): PromiseLike<Result> {
+function load(url: string, row: Counted, body: string, amount: number): PromiseLike<Result> {
   // A generous timeout: under valgrind a slow scenario's queued requests wait for seconds.
-  return autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, amount, timeout: 600 });
+  if (row.get !== undefined) return autocannon({ url: new URL(row.get, url).href, method: 'GET', headers: row.headers, connections: CONNECTIONS, amount, timeout: 600 });
+  return autocannon({ url, method: 'POST', headers: row.headers, body, connections: CONNECTIONS, amount, timeout: 600 });
 }
 
 /** One row of the report: a server process, started with its arguments, sent these headers. */
@@ -73,6 +76,8 @@ interface Counted {
   server: ServerName;
   args: string[];
   headers: Record<string, string>;
+  /** A path (and query) to GET instead of POSTing the scenario's body. */
+  get?: string;
 }
 
 /**
@@ -107,6 +112,21 @@ function rateLimitedRows(): Counted[] {
   ];
 }
 
+/** The resource route's operation, as in bench:http's `route` scenario. */
+const ROUTE_QUERY = '{ authors { id name } }';
+
+/**
+ * `route`: `GET /api/v1/authors` (servers/ours.ts with `--resources`) against the same
+ * operation POSTed to /graphql and sent to it with GET, to the same kind of server process.
+ */
+function routedRows(): Counted[] {
+  return [
+    { label: 'POST /graphql', server: 'ours', args: ['--resources'], headers: REQUEST_HEADERS },
+    { label: 'GET /graphql', server: 'ours', args: ['--resources'], headers: REQUEST_HEADERS, get: `/graphql?query=${encodeURIComponent(ROUTE_QUERY)}` },
+    { label: 'GET /api/v1/authors', server: 'ours', args: ['--resources'], headers: REQUEST_HEADERS, get: '/api/v1/authors' },
+  ];
+}
+
 /** The main thread's totals in a callgrind output (the file of thread 1). */
 function mainThreadCounts(dir: string, outFile: string): Counts {
   const name = readdirSync(dir).find((file) => file.startsWith(`${outFile.split('/').pop()}.`) && file.endsWith('-01'));
@@ -123,9 +143,10 @@ async function main(): Promise<void> {
   const requested = process.argv[2] ?? 'hello';
   const authenticated = requested === 'hello-auth';
   const rateLimited = requested === 'hello-ratelimit';
-  const scenario = SCENARIOS.find((candidate) => candidate.name === (authenticated || rateLimited ? 'hello' : requested));
+  const routed = requested === 'route';
+  const scenario = routed ? { name: 'route', query: ROUTE_QUERY } : SCENARIOS.find((candidate) => candidate.name === (authenticated || rateLimited ? 'hello' : requested));
   if (scenario === undefined) {
-    throw new TypeError(`Unknown scenario; the scenarios are: ${[...SCENARIOS.map((s) => s.name), 'hello-auth', 'hello-ratelimit'].join(', ')}.`);
+    throw new TypeError(`Unknown scenario; the scenarios are: ${[...SCENARIOS.map((s) => s.name), 'hello-auth', 'hello-ratelimit', 'route'].join(', ')}.`);
   }
   const { warmup, counted } = REQUESTS[scenario.name] as { warmup: number; counted: number };
   const body = JSON.stringify({ query: scenario.query });
@@ -136,6 +157,8 @@ async function main(): Promise<void> {
       rows = await authenticatedRows(scratch);
     } else if (rateLimited) {
       rows = rateLimitedRows();
+    } else if (routed) {
+      rows = routedRows();
     } else {
       // The ceiling and the floor repeat our server's exact answer, as in bench:http.
       const ours = await startServer('ours');
@@ -156,9 +179,9 @@ async function main(): Promise<void> {
       console.error(`${requested}: counting ${row.label} (${warmup} requests to warm up, then ${counted})…`);
       const outFile = join(scratch, `row${index}`);
       const server = await startServer(row.server, row.args, callgrind(outFile));
-      await load(server.url, row.headers, body, warmup);
+      await load(server.url, row, body, warmup);
       execFileSync('callgrind_control', ['--instr=on', String(server.pid)], { stdio: 'ignore' });
-      const result = await load(server.url, row.headers, body, counted);
+      const result = await load(server.url, row, body, counted);
       execFileSync('callgrind_control', ['--instr=off', String(server.pid)], { stdio: 'ignore' });
       execFileSync('callgrind_control', ['--dump', String(server.pid)], { stdio: 'ignore' });
       await server.stop();
@@ -172,7 +195,7 @@ async function main(): Promise<void> {
     const base = counts.get(first) as Counts;
     console.log(`${requested}: per request, main thread, ${counted} requests after ${warmup}, ${CONNECTIONS} connections (callgrind)`);
     console.log();
-    const rowName = authenticated ? 'credential' : rateLimited ? 'limiter' : 'server';
+    const rowName = authenticated ? 'credential' : rateLimited ? 'limiter' : routed ? 'request' : 'server';
     console.log(`| ${rowName} | instructions | L1 misses | estimated cycles | ${first} ÷ ${rowName} |`);
     console.log('|---|--:|--:|--:|--:|');
     for (const [name, c] of counts) {

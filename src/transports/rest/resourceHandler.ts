@@ -22,7 +22,7 @@ import type { Limits } from '../../analysis/limits.ts';
 import type { KnownRequest, OperationOutcome, OperationPipeline, RequestParams } from '../../server/pipeline.ts';
 import { AuthError } from '../../security/authError.ts';
 import type { Identity } from '../../security/identity.ts';
-import { addRateHeaders, etagOf, headerOf, matchesEtag } from '../http/headers.ts';
+import { EtagMemo, addRateHeaders, etagOf, headerOf, matchesEtag } from '../http/headers.ts';
 import { LruCache } from '../../jsutils/lruCache.ts';
 import { SMALL_REQUEST } from '../../server/pipeline.ts';
 import { HttpOperation } from '../http/httpOperation.ts';
@@ -78,7 +78,7 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
    * time, once it passed every check for the caller's grants. (A cache of its own, apart from
    * the pipeline's cache of request bodies: a URL is never taken for a body.)
    */
-  const seenReads = new LruCache<string, RouteCall<Raw>>(1000);
+  const seenReads = new LruCache<string, RouteCall>(1000);
   // Each version's OpenAPI document, made once: `/api/v1/openapi.json`.
   const openApiTexts = new Map(versions.map((version) => [version.version, JSON.stringify(openApiDocument(version, pipeline.schema, prefix, 'Resource API'))]));
   if (byName.size !== versions.length) throw new TypeError('resources: two versions have the same name.');
@@ -95,9 +95,8 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
       const seen = seenReads.get(readKey);
       const deprecation = seen?.version.deprecation;
       if (seen !== undefined && (deprecation == null || Date.now() < deprecation.sunset.getTime()) && acceptsJson(headerOf(request.headers, 'accept'))) {
-        const call: RouteCall<Raw> = { ...seen, request };
         const authenticated = pipeline.authenticate(request.headers);
-        return authenticated instanceof Promise ? authenticated.then((identity) => proceed(call, identity)) : proceed(call, authenticated);
+        return authenticated instanceof Promise ? authenticated.then((identity) => proceed(seen, request, identity)) : proceed(seen, request, authenticated);
       }
     }
     const queryStart = request.url.indexOf('?');
@@ -116,12 +115,14 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
     }
     // The version: in the path, else in a header, else the current one.
     let version: CompiledVersion | undefined;
-    const named = parts[0] !== undefined && /^v[0-9]+$/.test(parts[0]) ? parts.shift() : headerOf(request.headers, 'api-version') ?? headerOf(request.headers, 'accept-version');
+    const inPath = parts[0] !== undefined && /^v[0-9]+$/.test(parts[0]);
+    const named = inPath ? parts.shift() : headerOf(request.headers, 'api-version') ?? headerOf(request.headers, 'accept-version');
     if (named === undefined) version = current;
     else version = byName.get(named.trim());
     if (version === undefined) return failure(404, 'NOT_FOUND', `There is no API version ${named}; the versions are ${versions.map((each) => each.version).join(', ')}.`);
-    // The answer depends on the version headers (caches must know).
-    const versionHeaders: Record<string, string> = { 'api-version': version.version, vary: 'API-Version, Accept-Version' };
+    // Named by a header, or by none, the answer depends on the version headers (caches must
+    // know); named in the path, it does not.
+    const versionHeaders: Record<string, string> = inPath ? { 'api-version': version.version } : { 'api-version': version.version, vary: 'API-Version, Accept-Version' };
     if (version.deprecation !== null) {
       if (Date.now() >= version.deprecation.sunset.getTime()) {
         return failure(410, 'GONE', `API version ${version.version} was retired on ${version.deprecation.sunset.toISOString().slice(0, 10)}.`, versionHeaders);
@@ -200,15 +201,15 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
 
     // A GET is its URL, and its URL is its variables: what the pipeline remembers of it holds for every later read.
     const known: KnownRequest | null = method === 'GET' ? { params: { query: route.query, operationName: null, variables }, ready: null } : null;
-    const call: RouteCall<Raw> = { request, route, version, parts, variables, versionHeaders, rawPath, search, method, known };
+    const call: RouteCall = { route, version, parts, variables, versionHeaders, rawPath, search, method, known, etags: known === null ? null : new EtagMemo() };
     if (readKey !== null && readKey.length <= SMALL_REQUEST) seenReads.set(readKey, call);
     const authenticated = pipeline.authenticate(request.headers);
-    return authenticated instanceof Promise ? authenticated.then((identity) => proceed(call, identity)) : proceed(call, authenticated);
+    return authenticated instanceof Promise ? authenticated.then((identity) => proceed(call, request, identity)) : proceed(call, request, authenticated);
   }
 
   /** Once the caller is known: If-Match, then the operation. */
-  function proceed(call: RouteCall<Raw>, identity: Identity | AuthError): ResourceResponse | Promise<ResourceResponse> {
-    const { request, method, version, parts, rawPath, versionHeaders } = call;
+  function proceed(call: RouteCall, request: ResourceRequest<Raw>, identity: Identity | AuthError): ResourceResponse | Promise<ResourceResponse> {
+    const { method, version, parts, rawPath, versionHeaders } = call;
     if (identity instanceof AuthError) {
       const headers: Record<string, string> = { ...versionHeaders };
       const challenge = pipeline.challenge(identity);
@@ -225,23 +226,23 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
       return currentEtag(reader, parts, request, identity).then((current) =>
         current === null || !matchesEtag(ifMatch, current, false)
           ? failure(412, 'PRECONDITION_FAILED', `The resource at ${rawPath} is not the one If-Match names (it has changed, or is gone).`, versionHeaders)
-          : execute(call, identity),
+          : execute(call, request, identity),
       );
     }
-    return execute(call, identity);
+    return execute(call, request, identity);
   }
 
   /** Runs the route's operation through the pipeline. */
-  function execute(call: RouteCall<Raw>, identity: Identity): ResourceResponse | Promise<ResourceResponse> {
-    const { request, method, route, variables, known } = call;
+  function execute(call: RouteCall, request: ResourceRequest<Raw>, identity: Identity): ResourceResponse | Promise<ResourceResponse> {
+    const { method, route, variables, known } = call;
     const params: RequestParams = known?.params ?? { query: route.query, operationName: null, variables };
     const outcome = pipeline.run(new HttpOperation(request, identity, params, method === 'GET', false), known ?? undefined);
-    return outcome instanceof Promise ? outcome.then((settled) => answer(call, settled)) : answer(call, outcome);
+    return outcome instanceof Promise ? outcome.then((settled) => answer(call, request, settled)) : answer(call, request, outcome);
   }
 
   /** The operation's outcome as the route's HTTP answer. */
-  function answer(call: RouteCall<Raw>, outcome: OperationOutcome): ResourceResponse {
-    const { request, route, version, variables, versionHeaders, rawPath, search } = call;
+  function answer(call: RouteCall, request: ResourceRequest<Raw>, outcome: OperationOutcome): ResourceResponse {
+    const { route, version, variables, versionHeaders, rawPath, search } = call;
     if ('rateLimited' in outcome) {
       const refusal = outcome.rateLimited;
       const headers: Record<string, string> = { ...versionHeaders, 'retry-after': String(refusal.retryAfter) };
@@ -265,7 +266,7 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
     if (route.method === 'GET') {
       if (value === null) return failure(404, 'NOT_FOUND', `No resource is at ${rawPath}.`, headers);
       const text = JSON.stringify({ data: value });
-      const etag = etagOf(text);
+      const etag = call.etags === null ? etagOf(text) : call.etags.etagOf(text);
       headers['etag'] = etag;
       const links = pagingLinks(route, variables, value, rawPath, search);
       if (links !== null) headers['link'] = headers['link'] === undefined ? links : `${headers['link']}, ${links}`;
@@ -396,8 +397,21 @@ function failure(status: number, code: string, message: string, headers: Record<
 }
 
 
+/** Whether Accept allows JSON; clients send few distinct Accept headers, each read once. */
 function acceptsJson(accept: string | undefined): boolean {
-  if (accept === undefined || accept.trim() === '') return true;
+  if (accept === undefined) return true;
+  let verdict = acceptVerdicts.get(accept);
+  if (verdict === undefined) {
+    verdict = acceptsJsonUncached(accept);
+    acceptVerdicts.set(accept, verdict);
+  }
+  return verdict;
+}
+
+const acceptVerdicts = new LruCache<string, boolean>(256);
+
+function acceptsJsonUncached(accept: string): boolean {
+  if (accept.trim() === '') return true;
   return accept.split(',').some((part) => {
     const [type = '', ...parameters] = part.split(';');
     const q = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith('q='));
@@ -409,9 +423,11 @@ function acceptsJson(accept: string | undefined): boolean {
 
 
 
-/** One request to a route, as its steps pass it on. */
-interface RouteCall<Raw> {
-  readonly request: ResourceRequest<Raw>;
+/**
+ * What reading a request to a route came to (without the request itself, which its steps pass
+ * beside it): for a GET, the same for every later read of its URL and version headers.
+ */
+interface RouteCall {
   readonly route: CompiledRoute;
   readonly version: CompiledVersion;
   readonly parts: ReadonlyArray<string>;
@@ -422,4 +438,6 @@ interface RouteCall<Raw> {
   readonly method: string;
   /** A GET's remembered operation (kept with the call among the reads seen before); null otherwise. */
   readonly known: KnownRequest | null;
+  /** A GET's last answer and its entity tag, made again only when the answer changes; null otherwise. */
+  readonly etags: EtagMemo | null;
 }
