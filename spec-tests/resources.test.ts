@@ -789,6 +789,44 @@ describe('start-up errors: createServer throws a TypeError naming the route', ()
     expectRouteError(key, query, message);
   });
 
+  it.each([
+    ['GET /status', '"status" must be a plural noun (a collection), as in /books.'],
+    ['GET /addresses/{id}/analysis', '"analysis" must be a plural noun (a collection), as in /books.'],
+    ['GET /review-bonus', '"review-bonus" must be a plural noun (a collection), as in /books.'],
+  ])('a singular noun ending in s: %s', (key, message) => {
+    const query = key.includes('{id}') ? 'query ($id: ID!) { thing(id: $id) { id } }' : 'query { things { id } }';
+    expectRouteError(key, query, message);
+  });
+
+  it('accepts irregular plurals, -es plurals and the version\'s own plural nouns', () => {
+    const routes = {
+      'GET /people': 'query { things { id } }',
+      'GET /children': 'query { things { id } }',
+      'GET /statuses': 'query { things { id } }',
+      'GET /media-data': 'query { things { id } }',
+      'GET /fish': 'query { things { id } }',
+    };
+    expect(thrownBy({ version: 'v1', routes, pluralNouns: ['fish'] })).toBe('nothing was thrown');
+    expect((thrownBy({ version: 'v1', routes }) as Error).message).toBe('Route "GET /fish" (v1): "fish" must be a plural noun (a collection), as in /books.');
+    expect((thrownBy({ version: 'v1', routes, pluralNouns: ['Fish'] }) as Error).message).toBe('resources (v1).pluralNouns must be lower-case words, as in ["fish"].');
+  });
+
+  it('a route paged by cursor that does not select pageInfo { hasNextPage endCursor }', () => {
+    const message = 'a route paged by cursor selects pageInfo { hasNextPage endCursor } on its connection, for the link to the next page.';
+    const paged = (selection: string) => `query ($limit: Int = 10, $cursor: String) { booksConnection(first: $limit, after: $cursor) { edges { node { id } } ${selection} } }`;
+    for (const selection of ['', 'pageInfo { hasNextPage }', 'pageInfo { endCursor }', 'pageInfo { hasNextPage end: endCursor }', 'info: pageInfo { hasNextPage endCursor }']) {
+      let error: unknown = 'nothing was thrown';
+      try {
+        createServer({ schema: demoSchema, resources: { version: 'v1', routes: { 'GET /books': paged(selection) } } });
+      } catch (thrown) {
+        error = thrown;
+      }
+      expect(error, selection).toBeInstanceOf(TypeError);
+      expect((error as Error).message, selection).toBe(`Route "GET /books" (v1): ${message}`);
+    }
+    expect(() => createServer({ schema: demoSchema, resources: { version: 'v1', routes: { 'GET /books': paged('pageInfo { endCursor hasNextPage }') } } })).not.toThrow();
+  });
+
   it('a route whose operation is not a string', () => {
     expectRouteError('GET /things', 42 as unknown as string, 'its operation must be a GraphQL document (a string).');
   });

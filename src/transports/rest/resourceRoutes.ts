@@ -5,7 +5,8 @@
  * A route's path follows the service's conventions (SPEC §4.2): plural, lower-case, hyphenated
  * nouns (`/books`, `/review-drafts`), an item of a collection as a `{param}` segment after it
  * (`/books/{id}/reviews`), no file extensions, no verbs. Its document must parse, validate
- * against the schema, pass the limits, and select exactly one root field: the resource. A route
+ * against the schema, pass the limits, and select exactly one root field: the resource; a GET
+ * paged by cursor also selects its connection's `pageInfo { hasNextPage endCursor }`. A route
  * that breaks any of this is a start-up error naming it.
  *
  * Each variable of the operation is filled from the path parameter, then the query parameter,
@@ -14,7 +15,7 @@
  * is that variable (`POST /books/{id}/reviews` with `{ "stars": 4 }` for `$review: ReviewInput!`).
  */
 import { GraphQLError, Kind, getNamedType, getNullableType, isInputObjectType, isListType, isScalarType, isEnumType, parse, typeFromAST, validate, valueFromAST } from 'graphql';
-import type { DocumentNode, GraphQLInputType, GraphQLNamedType, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import type { DocumentNode, FieldNode, GraphQLInputType, GraphQLNamedType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode } from 'graphql';
 import { checkLimits } from '../../analysis/limits.ts';
 import type { Limits } from '../../analysis/limits.ts';
 
@@ -28,6 +29,11 @@ export interface ResourceVersionOptions {
   routes: Record<string, string>;
   /** A retired version: answered with Deprecation and Sunset until `sunset`, then 410 Gone. */
   deprecation?: { deprecatedAt: string; sunset: string; link?: string };
+  /**
+   * Plural nouns the path check does not know as such (it knows regular plurals and common
+   * irregular ones: `people`, `children`, `data`...), e.g. `['fish']`.
+   */
+  pluralNouns?: ReadonlyArray<string>;
 }
 
 export interface ResourceVariable {
@@ -70,13 +76,32 @@ const LITERAL = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const PARAM = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 /** Segments that are verbs, not resources. */
 const VERBS = new Set(['get', 'set', 'create', 'update', 'delete', 'remove', 'add', 'list', 'fetch', 'find', 'search', 'edit', 'make', 'do', 'run', 'new', 'save', 'put', 'post', 'patch']);
+/** Plurals that do not end in -s, and nouns that are their own plural. */
+const IRREGULAR_PLURALS = new Set(['people', 'children', 'men', 'women', 'data', 'metadata', 'media', 'criteria', 'phenomena', 'feet', 'teeth', 'mice', 'geese', 'oxen', 'news', 'series', 'species']);
+/** Singular endings in -s: address, status, analysis (their plurals end in -sses, -uses, -ses). */
+const SINGULAR_IN_S = /(ss|us|is)$/;
+
+/**
+ * Whether a segment names a collection: its last word a plural noun. A heuristic (English has
+ * no rule), so a version may list the plurals it does not know (`pluralNouns`).
+ */
+function isPluralNoun(segment: string, known: ReadonlySet<string>): boolean {
+  const word = segment.slice(segment.lastIndexOf('-') + 1);
+  if (known.has(segment) || known.has(word) || IRREGULAR_PLURALS.has(word)) return true;
+  return word.endsWith('s') && !SINGULAR_IN_S.test(word);
+}
 
 export function compileVersion(options: ResourceVersionOptions, schema: GraphQLSchema, limits: Limits): CompiledVersion {
   if (options === null || typeof options !== 'object') throw new TypeError('resources must be { version, routes }.');
   const { version, routes } = options;
   if (typeof version !== 'string' || !/^v[1-9][0-9]*$/.test(version)) throw new TypeError(`resources.version must be like "v1", got ${JSON.stringify(version)}.`);
   if (routes === null || typeof routes !== 'object' || Object.keys(routes).length === 0) throw new TypeError(`resources (${version}) needs routes.`);
-  const compiled = Object.entries(routes).map(([key, query]) => compileRoute(key, query, schema, limits, version));
+  const pluralNouns = options.pluralNouns ?? [];
+  if (!Array.isArray(pluralNouns) || pluralNouns.some((noun) => typeof noun !== 'string' || !LITERAL.test(noun))) {
+    throw new TypeError(`resources (${version}).pluralNouns must be lower-case words, as in ["fish"].`);
+  }
+  const known = new Set(pluralNouns);
+  const compiled = Object.entries(routes).map(([key, query]) => compileRoute(key, query, schema, limits, version, known));
   const seen = new Set<string>();
   for (const route of compiled) {
     const shape = `${route.method} ${route.segments.map((segment) => (typeof segment === 'string' ? segment : '{}')).join('/')}`;
@@ -95,13 +120,13 @@ export function compileVersion(options: ResourceVersionOptions, schema: GraphQLS
   return { version, routes: compiled, deprecation };
 }
 
-function compileRoute(key: string, query: unknown, schema: GraphQLSchema, limits: Limits, version: string): CompiledRoute {
+function compileRoute(key: string, query: unknown, schema: GraphQLSchema, limits: Limits, version: string, pluralNouns: ReadonlySet<string>): CompiledRoute {
   const name = `Route "${key}" (${version})`;
   const match = /^(GET|POST|PUT|PATCH|DELETE) (\/\S*)$/.exec(key);
   if (match === null) throw new TypeError(`${name}: a route is "METHOD /path", with GET, POST, PUT, PATCH or DELETE.`);
   const method = match[1] as RouteMethod;
   const path = match[2] as string;
-  const segments = checkPath(path, name);
+  const segments = checkPath(path, name, pluralNouns);
   if (typeof query !== 'string') throw new TypeError(`${name}: its operation must be a GraphQL document (a string).`);
   let document: DocumentNode;
   try {
@@ -145,6 +170,15 @@ function compileRoute(key: string, query: unknown, schema: GraphQLSchema, limits
     }
     subField = under[0].alias?.value ?? under[0].name.value;
   }
+  // Paged by cursor: the next page's link is made from the connection's pageInfo, so it must be selected.
+  if (method === 'GET' && variables.some((variable) => variable.name === 'cursor')) {
+    const resource = subField === null ? root : (root.selectionSet?.selections[0] as FieldNode);
+    const pageInfo = fieldsOf(resource.selectionSet).find((field) => field.name.value === 'pageInfo' && field.alias === undefined);
+    const selected = new Set(fieldsOf(pageInfo?.selectionSet).filter((field) => field.alias === undefined).map((field) => field.name.value));
+    if (!selected.has('hasNextPage') || !selected.has('endCursor')) {
+      throw new TypeError(`${name}: a route paged by cursor selects pageInfo { hasNextPage endCursor } on its connection, for the link to the next page.`);
+    }
+  }
   const bodyCandidates = variables.filter((variable) => !params.includes(variable.name) && isInputObjectType(getNullableType(variable.type)));
   const bodyVariable = method !== 'GET' && method !== 'DELETE' && bodyCandidates.length === 1 ? (bodyCandidates[0] as ResourceVariable).name : null;
   return {
@@ -162,8 +196,13 @@ function compileRoute(key: string, query: unknown, schema: GraphQLSchema, limits
   };
 }
 
+/** The fields selected directly in a selection set (fragments are not followed: a route's paging fields are written out). */
+function fieldsOf(selectionSet: SelectionSetNode | undefined): FieldNode[] {
+  return (selectionSet?.selections ?? []).filter((selection): selection is FieldNode => selection.kind === Kind.FIELD);
+}
+
 /** The path's segments, checked against the conventions. */
-function checkPath(path: string, name: string): Array<string | { param: string }> {
+function checkPath(path: string, name: string, pluralNouns: ReadonlySet<string>): Array<string | { param: string }> {
   if (path === '/' || path.endsWith('/')) throw new TypeError(`${name}: a path has no trailing slash.`);
   const parts = path.slice(1).split('/');
   const segments: Array<string | { param: string }> = [];
@@ -177,7 +216,7 @@ function checkPath(path: string, name: string): Array<string | { param: string }
     if (part.includes('.')) throw new TypeError(`${name}: "${part}" has a file extension; paths have none (the media type is negotiated).`);
     if (!LITERAL.test(part)) throw new TypeError(`${name}: "${part}" must be lower-case words joined by hyphens.`);
     if (VERBS.has(part)) throw new TypeError(`${name}: "${part}" is a verb; a path names resources, and the method says what to do.`);
-    if (!part.endsWith('s')) throw new TypeError(`${name}: "${part}" must be a plural noun (a collection), as in /books.`);
+    if (!isPluralNoun(part, pluralNouns)) throw new TypeError(`${name}: "${part}" must be a plural noun (a collection), as in /books.`);
     segments.push(part);
   }
   return segments;
