@@ -36,6 +36,13 @@ import type { BenchContext } from './schema.ts';
  */
 const N_PLUS_ONE = 'n-plus-one';
 
+/**
+ * The same comparison against real PostgreSQL tables (nPlusOnePostgres.ts; it needs
+ * DATABASE_URL, and says it is skipped without it). Loaded lazily and run last, for the same
+ * reason as n-plus-one: it constructs BatchLoaders.
+ */
+const N_PLUS_ONE_POSTGRES = 'n-plus-one-postgres';
+
 /** Runs after the execution scenarios, before n-plus-one; it executes nothing. */
 const ANALYSIS = 'analysis';
 
@@ -166,7 +173,7 @@ function selectScenarios(all: Scenario[], names: string[]): Scenario[] {
     const scenario = all.find((candidate) => candidate.name === name);
     if (scenario === undefined) {
       throw new TypeError(
-        `Unknown scenario "${name}"; the scenarios are: ${[...all.map((s) => s.name), ANALYSIS, N_PLUS_ONE].join(', ')}.`,
+        `Unknown scenario "${name}"; the scenarios are: ${[...all.map((s) => s.name), ANALYSIS, N_PLUS_ONE, N_PLUS_ONE_POSTGRES].join(', ')}.`,
       );
     }
     return scenario;
@@ -184,7 +191,8 @@ async function main(): Promise<void> {
   const names = process.argv.slice(2);
   const withNPlusOne = names.length === 0 || names.includes(N_PLUS_ONE);
   const withAnalysis = names.length === 0 || names.includes(ANALYSIS);
-  const otherNames = names.filter((name) => name !== N_PLUS_ONE && name !== ANALYSIS);
+  const withNPlusOnePostgres = names.length === 0 || names.includes(N_PLUS_ONE_POSTGRES);
+  const otherNames = names.filter((name) => name !== N_PLUS_ONE && name !== ANALYSIS && name !== N_PLUS_ONE_POSTGRES);
   const scenarios = names.length > 0 && otherNames.length === 0 ? [] : selectScenarios(createScenarios(), otherNames);
 
   const rows: string[] = [];
@@ -214,6 +222,10 @@ async function main(): Promise<void> {
   if (withNPlusOne) {
     const { runNPlusOne } = await import('./nPlusOne.ts');
     reports.push(await runNPlusOne({ name: N_PLUS_ONE, timeMs, warmupMs }));
+  }
+  if (withNPlusOnePostgres) {
+    const { runNPlusOnePostgres } = await import('./nPlusOnePostgres.ts');
+    reports.push(await runNPlusOnePostgres({ name: N_PLUS_ONE_POSTGRES, timeMs, warmupMs }));
   }
 
   if (rows.length > 0) printTable(rows, { timeMs, warmupMs });
