@@ -11,7 +11,7 @@
  * promise that matters most: a request over a limit runs no resolver at all.
  */
 import { readFileSync } from 'node:fs';
-import { GraphQLError, parse, validate } from 'graphql';
+import { GraphQLError, getIntrospectionQuery, parse, validate } from 'graphql';
 import type { DocumentNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import type { AnalysisCase } from '../fixtures/cost/case.ts';
@@ -423,5 +423,29 @@ describe('parseWithLimits', () => {
     expect('errors' in outcome && outcome.errors.map((error) => [error.message, error.extensions.code])).toEqual([
       ['Syntax Error: Expected Name, found <EOF>.', 'GRAPHQL_PARSE_FAILED'],
     ]);
+  });
+});
+
+describe('analyze: introspection counted, left out, or uncosted', () => {
+  const nested = '{ __schema { types { name fields { name type { name fields { name } } } } } hello: __typename }';
+
+  it('uncosted: no cost for the schema query, its depth and nodes as counted', () => {
+    const document = parse(nested);
+    const counted = analyze({ schema, document });
+    const uncosted = analyze({ schema, document, introspection: 'uncosted' });
+    const ignored = analyze({ schema, document, introspection: 'ignore' });
+    expect(counted.cost).toBeGreaterThan(0);
+    expect(uncosted).toEqual({ ...counted, cost: 0 });
+    expect(ignored).toMatchObject({ cost: 0, depth: 0, nodes: 0 });
+  });
+
+  it('uncosted: the standard introspection query fits the default limits, a schema query nested to blow up does not', () => {
+    expect(checkLimits({ schema, document: parse(getIntrospectionQuery()), introspection: 'uncosted' }).errors).toEqual([]);
+    expect(codes(checkLimits({ schema, document: parse(getIntrospectionQuery()) }).errors)).toEqual(['COST_LIMIT_EXCEEDED']);
+    const deep = `{ __schema { types { ${'fields { type { '.repeat(8)}name${' } }'.repeat(8)} } } }`;
+    const checked = checkLimits({ schema, document: parse(deep), introspection: 'uncosted' });
+    // Ten list levels of ten each: stopped by its depth and by its nodes, whatever its cost.
+    expect(codes(checked.errors)).toEqual(['DEPTH_LIMIT_EXCEEDED', 'NODE_LIMIT_EXCEEDED']);
+    expect(checked.analysis).toMatchObject({ cost: 0, depth: 19 });
   });
 });

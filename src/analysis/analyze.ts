@@ -59,8 +59,30 @@ export interface AnalyzeArgs {
   variableValues?: Readonly<Record<string, unknown>> | null;
   /** The size assumed for a list field without `@listSize` (default 10). */
   defaultListSize?: number;
-  /** Count introspection (`__schema`, `__type`, `__typename`) or leave it out (default 'count'). */
-  introspection?: 'count' | 'ignore';
+  /**
+   * Count introspection (`__schema`, `__type`, `__typename`), leave it out, or count its depth
+   * and nodes but not its cost (`'uncosted'`: what the server does, so that an IDE's schema query
+   * fits the cost limit, while a schema query nested to blow up is still stopped by the depth and
+   * node limits). Default 'count'.
+   */
+  introspection?: 'count' | 'ignore' | 'uncosted';
+  /**
+   * Told each merged field's measure as it is worked out: once per field, runtime type and list
+   * context, as the analysis is linear. What `npm run explain` shows per field (execution/explain.ts).
+   */
+  onField?: (measure: FieldMeasure) => void;
+}
+
+/** One merged field's part of the cost: `cost = weight + listSize × (cost of its selection)`, per parent object. */
+export interface FieldMeasure {
+  readonly parentType: GraphQLObjectType;
+  readonly fieldNodes: ReadonlyArray<FieldNode>;
+  /** Its own cost each time it runs (fieldWeight). */
+  readonly weight: number;
+  /** For a list field, how many items are assumed (nested lists multiplied); null for other fields. */
+  readonly listSize: number | null;
+  /** It and everything beneath it, for one parent object. */
+  readonly cost: number;
 }
 
 export interface Analysis {
@@ -113,7 +135,7 @@ export function analyzeOperation(args: AnalyzeArgs): OperationAnalysis {
   // out (their defaults apply); execution will reject them anyway.
   const coerced = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
   const variables = coerced.coerced ?? defaultsOnly(args, operation.variableDefinitions ?? []);
-  const analyzer = new Analyzer(args.schema, fragments, variables, args.defaultListSize ?? DEFAULT_LIST_SIZE, args.introspection === 'ignore');
+  const analyzer = new Analyzer(args.schema, fragments, variables, args.defaultListSize ?? DEFAULT_LIST_SIZE, args.introspection ?? 'count', args.onField);
   const rootType = args.schema.getRootType(operation.operation);
   const measure = rootType ? analyzer.measureGroup([operation.selectionSet], rootType, null) : ZERO;
   const counts = analyzer.countSelections(operation.selectionSet);
@@ -222,7 +244,8 @@ class Analyzer {
     private readonly fragments: Fragments,
     private readonly variables: Readonly<Record<string, unknown>>,
     private readonly defaultListSize: number,
-    private readonly ignoreIntrospection: boolean,
+    private readonly introspection: 'count' | 'ignore' | 'uncosted',
+    private readonly onField: ((measure: FieldMeasure) => void) | undefined = undefined,
   ) {}
 
   /**
@@ -261,9 +284,17 @@ class Analyzer {
 
   /** One merged field: its weight, plus what is beneath it times its list size. */
   private measureField(parentType: GraphQLObjectType, fieldNodes: ReadonlyArray<FieldNode>, sized: ReadonlyMap<string, number> | null): Measure {
+    if (this.introspection !== 'count' && (fieldNodes[0] as FieldNode).name.value.startsWith('__')) {
+      if (this.introspection === 'ignore') return ZERO;
+      const measure = this.measureCountedField(parentType, fieldNodes, sized);
+      return { cost: 0, depth: measure.depth, nodes: measure.nodes };
+    }
+    return this.measureCountedField(parentType, fieldNodes, sized);
+  }
+
+  private measureCountedField(parentType: GraphQLObjectType, fieldNodes: ReadonlyArray<FieldNode>, sized: ReadonlyMap<string, number> | null): Measure {
     const node = fieldNodes[0] as FieldNode;
     const name = node.name.value;
-    if (this.ignoreIntrospection && name.startsWith('__')) return ZERO;
     const definition = fieldDefinition(this.schema, parentType, name);
     if (definition === undefined) return ZERO;
     const weight = fieldWeight(definition, node, this.variables);
@@ -279,6 +310,7 @@ class Analyzer {
     }
     const named = getNamedType(definition.type);
     if (!isCompositeType(named)) {
+      this.onField?.({ parentType, fieldNodes, weight, listSize: listLevels > 0 ? multiplier : null, cost: weight });
       return { cost: weight, depth: 1, nodes: listLevels > 0 ? multiplier : 0 };
     }
     let childSizes: Map<string, number> | null = null;
@@ -306,6 +338,7 @@ class Analyzer {
       }
       below = { cost, depth, nodes };
     }
+    this.onField?.({ parentType, fieldNodes, weight, listSize: listLevels > 0 ? multiplier : null, cost: weight + multiplier * below.cost });
     return {
       cost: weight + multiplier * below.cost,
       depth: 1 + below.depth,
@@ -408,7 +441,7 @@ class Analyzer {
     for (const selection of set.selections) {
       if (!this.included(selection)) continue;
       if (selection.kind === Kind.FIELD) {
-        if (this.ignoreIntrospection && selection.name.value.startsWith('__')) continue;
+        if (this.introspection === 'ignore' && selection.name.value.startsWith('__')) continue;
         counts.fields += 1;
         counts.aliases += selection.alias === undefined ? 0 : 1;
         counts.directives += selection.directives?.length ?? 0;

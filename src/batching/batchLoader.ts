@@ -16,7 +16,7 @@
  * (scheduler.ts) sends it once no resolver can progress without it; elsewhere, it goes after
  * the current tick, as DataLoader does.
  */
-import { LoadPromise, currentTask, enableLevelBatching } from './scheduler.ts';
+import { LoadPromise, currentTask, dispatchObserver, enableLevelBatching } from './scheduler.ts';
 import type { Dispatchable } from './scheduler.ts';
 import { describe } from '../jsutils/describe.ts';
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
@@ -179,19 +179,32 @@ export class BatchLoader<K, V, C = K> implements Dispatchable {
   }
 
   private runBatch(batch: ReadonlyArray<QueuedKey<K, V, C>>): void {
+    const keys = batch.map((entry) => entry.key);
+    // A traced execution's scheduler is sending this batch: its trace hears when it starts and
+    // when its answer comes (before its loads settle, while their waiters are still known).
+    const observer = dispatchObserver();
+    const traced = observer === null ? -1 : observer.batchStarted(this.name, keys);
     let result: BatchResult<K, V> | PromiseLike<BatchResult<K, V>>;
     try {
-      result = this.batchFn(batch.map((entry) => entry.key));
+      result = this.batchFn(keys);
     } catch (error) {
+      observer?.batchSettled(traced, loadsOf(batch));
       this.failBatch(batch, error);
       return;
     }
     if (isPromiseLike(result)) {
       result.then(
-        (values) => this.settleBatch(batch, values),
-        (error: unknown) => this.failBatch(batch, error),
+        (values) => {
+          observer?.batchSettled(traced, loadsOf(batch));
+          this.settleBatch(batch, values);
+        },
+        (error: unknown) => {
+          observer?.batchSettled(traced, loadsOf(batch));
+          this.failBatch(batch, error);
+        },
       );
     } else {
+      observer?.batchSettled(traced, loadsOf(batch));
       this.settleBatch(batch, result);
     }
   }
@@ -231,6 +244,10 @@ export class BatchLoader<K, V, C = K> implements Dispatchable {
       entry.reject(error);
     }
   }
+}
+
+function loadsOf<K, V, C>(batch: ReadonlyArray<QueuedKey<K, V, C>>): Array<LoadPromise<unknown>> {
+  return batch.map((entry) => entry.promise as LoadPromise<unknown>);
 }
 
 function settleKey<K, V, C>(entry: QueuedKey<K, V, C>, value: V | Error | null | undefined): void {

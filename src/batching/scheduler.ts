@@ -41,8 +41,30 @@ export interface Dispatchable {
   dispatch(): void;
 }
 
+/**
+ * Told of every batch a scheduler sends, with the loads in it: an execution's trace
+ * (execution/trace.ts). Set on a scheduler only while tracing, so other executions pay nothing.
+ */
+export interface DispatchObserver {
+  /** A batch function is about to be called with these keys: returns the batch's index. */
+  batchStarted(loader: string, keys: ReadonlyArray<unknown>): number;
+  /** Its answer came (or it threw); its loads, whose waiters are still recorded, settle next. */
+  batchSettled(batch: number, loads: ReadonlyArray<LoadPromise<unknown>>): void;
+}
+
 const taskScope = new AsyncLocalStorage<Task>();
 let levelBatching = false;
+/**
+ * The observer of the scheduler sending loads right now. A loader's dispatch runs its batch
+ * function synchronously, so a variable set around the dispatch is how the loader finds it,
+ * without BatchLoader's public `dispatch()` taking an argument.
+ */
+let observing: DispatchObserver | null = null;
+
+/** The observer of the dispatch under way (read by a BatchLoader as it calls its batch function). */
+export function dispatchObserver(): DispatchObserver | null {
+  return observing;
+}
 
 /** Called by the first BatchLoader: from now on, executions track their tasks. */
 export function enableLevelBatching(): void {
@@ -79,6 +101,8 @@ export class Task {
 
 /** One per execution: counts its running tasks and sends its queued loads when none is left. */
 export class BatchScheduler {
+  /** Told of each batch this scheduler sends, while its execution is traced. */
+  observer: DispatchObserver | null = null;
   /** Tasks in flight that wait on no load. */
   private running = 0;
   private readonly queued = new Set<Dispatchable>();
@@ -132,7 +156,17 @@ export class BatchScheduler {
     }
     const loaders = [...this.queued];
     this.queued.clear();
-    for (const loader of loaders) loader.dispatch();
+    if (this.observer === null) {
+      for (const loader of loaders) loader.dispatch();
+      return;
+    }
+    const previous = observing;
+    observing = this.observer;
+    try {
+      for (const loader of loaders) loader.dispatch();
+    } finally {
+      observing = previous;
+    }
   }
 
   private armStallTimer(): void {
@@ -171,6 +205,11 @@ export class LoadPromise<T> extends Promise<T> {
       }
     }
     return super.then(onFulfilled, onRejected);
+  }
+
+  /** The tasks awaiting it now: a trace reads them just before it settles (see DispatchObserver). */
+  awaitingTasks(): ReadonlyArray<Task> {
+    return this.waiters ?? [];
   }
 
   /** Called by the loader just before it resolves or rejects this promise. */

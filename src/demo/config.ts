@@ -19,6 +19,7 @@
  *   WEBHOOK_ALLOWED_HOSTS   hosts exempt from the private-address rule, separated by commas
  *   WEBHOOK_RETRY_SCHEDULE  seconds between attempts, separated by commas (default 5,300,1800,7200,18000,36000,36000)
  *   NODE_ENV           production: demo keys refused (401), no introspection, errors masked
+ *   LOG_LEVEL          debug, info (the demo's default: a JSON line per request), warn, error or silent
  */
 import { readFileSync } from 'node:fs';
 import { createPubSub } from '../events/pubsub.ts';
@@ -36,6 +37,9 @@ import { RedisWebhookStore } from '../webhooks/redisStore.ts';
 import { DEFAULT_RETRY_SCHEDULE, createWebhooks } from '../webhooks/webhooks.ts';
 import type { Webhooks } from '../webhooks/webhooks.ts';
 import { DEMO_EVENT_TYPES } from './librarySchema.ts';
+import { LOG_LEVELS } from '../observability/requestLog.ts';
+import type { LogLevel } from '../observability/requestLog.ts';
+import type { WebhookStore } from '../webhooks/store.ts';
 
 /** The demo API keys: each key is also its id, and has the role it names. Refused in production. */
 export const DEMO_API_KEYS = [
@@ -139,8 +143,25 @@ export function demoEvents(env: Readonly<Record<string, string | undefined>>): P
   return url === undefined ? createPubSub() : createRedisPubSub({ url });
 }
 
-/** The demo's webhooks: their embedded store in DATA_DIR (or Redis, with REDIS_URL), the hosts and schedule the environment gives. Not started. */
-export function demoWebhooks(env: Readonly<Record<string, string | undefined>>): Webhooks {
+/**
+ * What the demo logs: LOG_LEVEL, `info` by default. The library's default is `warn`; the demo is
+ * an application run to be watched, so it shows a line per request.
+ */
+export function demoLogLevel(env: Readonly<Record<string, string | undefined>>): LogLevel {
+  const value = set(env['LOG_LEVEL']);
+  if (value === undefined) return 'info';
+  const level = value.trim().toLowerCase();
+  if (!(LOG_LEVELS as ReadonlyArray<string>).includes(level)) throw new TypeError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${value}".`);
+  return level as LogLevel;
+}
+
+/** The webhooks' store: Redis with REDIS_URL (several instances share it), else the embedded one in DATA_DIR. */
+export function demoWebhookStore(env: Readonly<Record<string, string | undefined>>): WebhookStore {
+  return set(env['REDIS_URL']) !== undefined ? new RedisWebhookStore({ url: set(env['REDIS_URL']) as string }) : new FileStore({ dir: set(env['DATA_DIR']) ?? './data' });
+}
+
+/** The demo's webhooks: their store (demoWebhookStore), the hosts and schedule the environment gives. Not started. */
+export function demoWebhooks(env: Readonly<Record<string, string | undefined>>, store: WebhookStore = demoWebhookStore(env)): Webhooks {
   const production = env['NODE_ENV'] === 'production';
   const schedule = set(env['WEBHOOK_RETRY_SCHEDULE']);
   const retrySchedule =
@@ -154,7 +175,7 @@ export function demoWebhooks(env: Readonly<Record<string, string | undefined>>):
   const hosts = set(env['WEBHOOK_ALLOWED_HOSTS']);
   return createWebhooks({
     // Several instances share one Redis: they share the webhooks too, each attempt made by one of them.
-    store: set(env['REDIS_URL']) !== undefined ? new RedisWebhookStore({ url: set(env['REDIS_URL']) as string }) : new FileStore({ dir: set(env['DATA_DIR']) ?? './data' }),
+    store,
     eventTypes: DEMO_EVENT_TYPES,
     production,
     allowedHosts: hosts === undefined ? [] : hosts.split(',').map((host) => host.trim()).filter((host) => host !== ''),

@@ -5,7 +5,9 @@
  */
 import { createServer } from '../transports/http/server.ts';
 import type { GraphQLServer } from '../transports/http/server.ts';
-import { demoEvents, demoSecurity, demoWebhooks } from './config.ts';
+import { demoEvents, demoLogLevel, demoSecurity, demoWebhookStore, demoWebhooks } from './config.ts';
+import { readinessOf } from '../observability/health.ts';
+import type { ReadinessCheck } from '../observability/health.ts';
 import type { Webhooks } from '../webhooks/webhooks.ts';
 import { createDemoContext, createDemoData, demoSchema } from './librarySchema.ts';
 import { DEMO_RESOURCES, DEMO_RESOURCES_V2 } from './resources.ts';
@@ -22,7 +24,9 @@ let server: GraphQLServer;
 let production: boolean;
 let webhooks: Webhooks;
 try {
-  webhooks = demoWebhooks(process.env);
+  const logLevel = demoLogLevel(process.env);
+  const webhookStore = demoWebhookStore(process.env);
+  webhooks = demoWebhooks(process.env, webhookStore);
   // Deliveries left pending by the last run go out now.
   await webhooks.start();
   data = createDemoData(demoEvents(process.env), webhooks);
@@ -32,6 +36,9 @@ try {
     context: (_request, { identity }) => createDemoContext(data, identity),
     resources: [DEMO_RESOURCES, DEMO_RESOURCES_V2],
     ...security,
+    logLevel,
+    // With REDIS_URL, /readyz also says whether the pub/sub's and the webhooks' Redis connections are up.
+    readinessChecks: [readinessOf(data.events), readinessOf(webhookStore)].filter((check): check is ReadinessCheck => check !== null),
   });
   production = security.production;
 } catch (error) {

@@ -40,6 +40,7 @@
 import type { Redis, RedisOptions } from 'ioredis';
 import { inspect } from '../jsutils/inspect.ts';
 import { loadIoredis } from '../server/loadIoredis.ts';
+import type { ReadinessCheck } from '../observability/health.ts';
 import { DEFAULT_BUFFER_SIZE, Fanout, assertOpen, assertTopic, readBufferSize, readOptions } from './pubsub.ts';
 import type { PubSub } from './pubsub.ts';
 
@@ -58,6 +59,11 @@ export interface RedisPubSub extends PubSub {
   topicCount(): number;
   /** Messages received on our channels and dropped because they were not valid JSON. */
   readonly malformedMessages: number;
+  /**
+   * Ready while every connection made is (for a server's `readinessChecks`); a probe before any
+   * was needed makes the publisher's.
+   */
+  readonly readiness: ReadinessCheck;
 }
 
 export const DEFAULT_CHANNEL_PREFIX = 'graphql:';
@@ -79,6 +85,8 @@ export function createRedisPubSub(options: RedisPubSubOptions): RedisPubSub {
   const channelPrefix = readChannelPrefix(read['channelPrefix']);
 
   const connections = new Map<Role, Promise<Redis>>();
+  /** The connections once made, for readiness to read their status. */
+  const live = new Map<Role, Redis>();
   let closed = false;
   let closing: Promise<void> | undefined;
   let malformedMessages = 0;
@@ -96,6 +104,7 @@ export function createRedisPubSub(options: RedisPubSubOptions): RedisPubSub {
         // Without a listener ioredis prints every failed reconnection attempt to the console.
         redis.on('error', ignore);
         if (role === 'subscriber') redis.on('message', receive);
+        live.set(role, redis);
         return redis;
       });
       connections.set(role, made);
@@ -133,7 +142,24 @@ export function createRedisPubSub(options: RedisPubSubOptions): RedisPubSub {
     await Promise.all([...connections].map(([role, made]) => made.then((redis) => disconnect(redis, role), ignore)));
   }
 
+  const readiness: ReadinessCheck = {
+    name: 'pub/sub (Redis)',
+    ready() {
+      if (live.size === 0) {
+        if (!closed) connection('publisher').catch(ignore);
+        return false;
+      }
+      for (const redis of live.values()) if (redis.status !== 'ready') return false;
+      return true;
+    },
+    state() {
+      if (live.size === 0) return 'not connected yet';
+      return [...live].map(([role, redis]) => `${role} connection ${redis.status}`).join(', ');
+    },
+  };
+
   return {
+    readiness,
     async publish(topic, payload) {
       assertOpen(closed, 'publish', topic);
       assertTopic('publish', topic);

@@ -72,6 +72,18 @@ export interface CompilerRuntime<Exec> {
 }
 
 /**
+ * Why this field list is never compiled, or null when it is (once used COMPILE_AFTER times, where
+ * code generation is allowed): also what `npm run explain` says of it (explain.ts).
+ */
+export function whyNotCompiled(fields: ReadonlyArray<FieldPlan>): string | null {
+  if (!fields.some((field) => field.plainRead !== null)) return 'no plain reads';
+  for (const field of fields) {
+    if (!isGeneratedName(field.responseName) || !GRAPHQL_NAME.test(field.fieldName)) return `the name ${field.responseName} cannot be written into code`;
+  }
+  return null;
+}
+
+/**
  * The generated function for this field list, or null when it cannot or should not be
  * compiled. The fields must be a selection plan's fixed list (not one chosen by variables).
  */
@@ -79,10 +91,7 @@ export function compileFields<Exec extends { actualCost: number | null }>(
   fields: ReadonlyArray<FieldPlan>,
   runtime: CompilerRuntime<Exec>,
 ): CompiledFields<Exec> | null {
-  if (!fields.some((field) => field.plainRead !== null)) return null;
-  for (const field of fields) {
-    if (!isGeneratedName(field.responseName) || !GRAPHQL_NAME.test(field.fieldName)) return null;
-  }
+  if (whyNotCompiled(fields) !== null) return null;
 
   const lines: string[] = [];
   // The result object in its final shape: every response name, in order, null until stored.

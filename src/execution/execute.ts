@@ -19,6 +19,8 @@
  *    by name (compileFields.ts, called from executeSelection).
  *  - While BatchLoaders exist, each resolver call runs as a task of the request's batch
  *    scheduler (batching/scheduler.ts), which sends loads when every task in flight waits on one.
+ *  - A traced execution (ExecuteArgs.trace) reports its resolver calls, and its scheduler its
+ *    batches, to trace.ts; an untraced one pays a null check per resolver call and awaited value.
  *
  * Errors (spec 6.4.4): a field error makes its position null; if the position is Non-Null the
  * null moves to the nearest nullable ancestor. Synchronously that is a thrown error caught by
@@ -57,6 +59,7 @@ import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
 import { isPlainArray } from '../jsutils/isPlainArray.ts';
 import { COMPILE_AFTER, compileFields } from './compileFields.ts';
 import type { CompilerRuntime } from './compileFields.ts';
+import { ExecutionTracer } from './trace.ts';
 
 export type PromiseOrValue<T> = Promise<T> | T;
 
@@ -71,6 +74,7 @@ export interface ExecuteArgs extends ExecutionArgs {
   /**
    * Sum the cost weight (analysis/analyze.ts `fieldWeight`) of every field that runs, and report
    * it as `extensions.cost.actual`: what the query really cost, beside its static estimate.
+   * Introspection is not costed (as the server's estimate leaves it out).
    */
   measureCost?: boolean;
   /**
@@ -86,6 +90,12 @@ export interface ExecuteArgs extends ExecutionArgs {
    * field runs, as in graphql-js.
    */
   access?: FieldAccess | null;
+  /**
+   * Record what the execution does (its resolver calls, the batches its loaders send, the plan's
+   * decisions) and return it as `extensions.trace` (trace.ts `ExecutionTrace`). Off, it costs
+   * nothing measurable.
+   */
+  trace?: boolean;
 }
 
 type ResultObject = Record<string, unknown>;
@@ -184,6 +194,8 @@ class Execution implements RequestScope, NulledPositions {
   readonly signal: AbortState | undefined;
   /** Whether plain leaf fields may take the shortcut in executeFields (no custom default resolver). */
   readonly plainReads: boolean;
+  /** The recorder of a traced execution (ExecuteArgs.trace); null, and never touched, otherwise. */
+  readonly trace: ExecutionTracer | null;
   private weights: Map<FieldPlan, number> | null = null;
 
   constructor(plan: OperationPlan, args: PlannedExecuteArgs, variableValues: Record<string, unknown>) {
@@ -199,6 +211,8 @@ class Execution implements RequestScope, NulledPositions {
     this.actualCost = args.measureCost === true ? 0 : null;
     this.signal = args.signal ?? undefined;
     this.plainReads = this.fieldResolver === undefined;
+    // Kept to one load and one test here: this constructor is on every execution's path, inlined.
+    this.trace = args.trace === true ? startTrace(this.scheduler) : null;
   }
 
   /** A field's cost weight, worked out once per request. */
@@ -206,7 +220,7 @@ class Execution implements RequestScope, NulledPositions {
     this.weights ??= new Map();
     let weight = this.weights.get(field);
     if (weight === undefined) {
-      weight = fieldWeight(field.definition, field.fieldNodes[0] as FieldNode, this.variableValues);
+      weight = field.introspects ? 0 : fieldWeight(field.definition, field.fieldNodes[0] as FieldNode, this.variableValues);
       this.weights.set(field, weight);
     }
     return weight;
@@ -273,7 +287,12 @@ class Execution implements RequestScope, NulledPositions {
   private result(): ExecutionResult {
     const result: ExecutionResult = this.errors.length === 0 ? { data: this.data } : { errors: this.errors, data: this.data };
     if (this.actualCost !== null) result.extensions = { cost: { actual: this.actualCost } };
+    if (this.trace !== null) this.addTrace(result);
     return result;
+  }
+
+  private addTrace(result: ExecutionResult): void {
+    (result.extensions ??= {})['trace'] = (this.trace as ExecutionTracer).finish(this.plan, this);
   }
 
   /** Every continuation has settled: resume the serial mutations, or finish. */
@@ -389,6 +408,7 @@ class Execution implements RequestScope, NulledPositions {
         (resolved) => {
           if (settled) return;
           settled = true;
+          if (this.trace !== null) this.trace.settled(promise);
           try {
             if (plan === null) {
               this.store(container, key, path, resolved);
@@ -407,6 +427,7 @@ class Execution implements RequestScope, NulledPositions {
         (error: unknown) => {
           if (settled) return;
           settled = true;
+          if (this.trace !== null) this.trace.settled(promise);
           this.failNextMicrotask(error, field, container, key, path, task, continuation);
         },
       );
@@ -415,6 +436,7 @@ class Execution implements RequestScope, NulledPositions {
       // nothing is pending any more (unless it called back first: then that answer stands).
       if (settled) return;
       settled = true;
+      if (this.trace !== null) this.trace.settled(promise);
       task?.scheduler.valuePending(task, -1);
       this.work.done(continuation);
       throw error;
@@ -689,7 +711,11 @@ function resolveField(
     let value: unknown;
     const resolve = field.resolve ?? exec.fieldResolver;
     if (resolve !== undefined) {
-      value = resolve(source, exec.argumentsOf(field), exec.contextValue, resolveInfo(exec, field, (path ??= fieldPath(field, parentPath))));
+      if (exec.trace === null) {
+        value = resolve(source, exec.argumentsOf(field), exec.contextValue, resolveInfo(exec, field, (path ??= fieldPath(field, parentPath))));
+      } else {
+        value = resolveTraced(exec, exec.trace, field, resolve, source, (path ??= fieldPath(field, parentPath)));
+      }
     } else {
       // The default resolver, inlined: a property of the parent, or a method called with
       // (args, context, info). Arguments are coerced even if unused, so their errors surface.
@@ -725,6 +751,39 @@ function resolveField(
     exec.nullField(error, path);
     result[name] = null;
   }
+}
+
+/** The recorder of a traced execution, told of the batches its scheduler sends too. */
+function startTrace(scheduler: BatchScheduler | null): ExecutionTracer {
+  const trace = new ExecutionTracer();
+  if (scheduler !== null) scheduler.observer = trace;
+  return trace;
+}
+
+/**
+ * A resolver call of a traced execution, recorded from just before the call (arguments and
+ * `info` made) until it returns; trace.ts follows a returned promise until it settles.
+ */
+function resolveTraced(
+  exec: Execution,
+  trace: ExecutionTracer,
+  field: FieldPlan,
+  resolve: GraphQLFieldResolver<unknown, unknown>,
+  source: unknown,
+  path: ResponsePath,
+): unknown {
+  const args = exec.argumentsOf(field);
+  const info = resolveInfo(exec, field, path);
+  const index = trace.resolverCalled(field, path, exec.scheduler !== null ? currentTask() : undefined);
+  let value: unknown;
+  try {
+    value = resolve(source, args, exec.contextValue, info);
+  } catch (error) {
+    trace.resolverReturned(index, undefined);
+    throw error;
+  }
+  trace.resolverReturned(index, value);
+  return value;
 }
 
 /**

@@ -185,7 +185,15 @@ export class FieldPlan {
 
   /** The cost weight of a plain read (it has no arguments, so the weight is fixed), worked out once. */
   get plainReadWeight(): number {
-    return (this.plainWeight ??= fieldWeight(this.definition, this.fieldNodes[0] as FieldNode, {}));
+    return (this.plainWeight ??= this.introspects ? 0 : fieldWeight(this.definition, this.fieldNodes[0] as FieldNode, {}));
+  }
+
+  /**
+   * Whether this is introspection (`__schema`, `__type`, or any field of the introspection
+   * types): never costed, as the server's analysis leaves it out of the cost (analyze.ts, 'uncosted').
+   */
+  get introspects(): boolean {
+    return this.fieldName.startsWith('__') || this.parentType.name.startsWith('__');
   }
 
   /** The fields to run on a value of `type` (the field's object type, or a runtime type of its abstract type). */
@@ -202,6 +210,13 @@ export class FieldPlan {
       this.selectionsByType.set(type, plan);
     }
     return plan;
+  }
+
+  /** The selection plans made for this field so far, planning none: what a trace reports (trace.ts). */
+  plannedSelections(): SelectionPlan[] {
+    const planned: SelectionPlan[] = this.selections === undefined ? [] : [this.selections];
+    if (this.selectionsByType !== undefined) planned.push(...this.selectionsByType.values());
+    return planned;
   }
 
   private planSelections(type: GraphQLObjectType): SelectionPlan {

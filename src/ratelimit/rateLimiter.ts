@@ -118,6 +118,8 @@ export class RateLimiter {
   readonly trustProxy: number;
   /** Whether any caller has a cost budget (the cost must then be measured). */
   readonly hasCostBudget: boolean;
+  /** Operations refused for being over budget (429), for metrics. */
+  refused = 0;
   private readonly ipv6Subnet: number;
   private readonly defaultPolicy: RatePolicy;
   private readonly rolePolicies: ReadonlyArray<[role: string, policy: RatePolicy]>;
@@ -225,10 +227,15 @@ export class RateLimiter {
     }
     if (outcome instanceof Promise) {
       return outcome.then(
-        (settled) => admission(policy, settled),
+        (settled) => this.admission(policy, settled),
         () => this.storeFailed(policy),
       );
     }
+    return this.admission(policy, outcome);
+  }
+
+  private admission(policy: RatePolicy, outcome: ChargeOutcome): Admission {
+    if (!outcome.allowed) this.refused++;
     return admission(policy, outcome);
   }
 

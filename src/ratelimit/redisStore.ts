@@ -15,6 +15,8 @@
  */
 import type { Redis } from 'ioredis';
 import { loadIoredis } from '../server/loadIoredis.ts';
+import { redisReadiness } from '../observability/health.ts';
+import type { ReadinessCheck } from '../observability/health.ts';
 import type { BucketCharge, RateLimitStore } from './store.ts';
 import type { BucketReading, ChargeOutcome } from './tokenBucket.ts';
 
@@ -115,6 +117,12 @@ export class RedisStore implements RateLimitStore {
   private connected: ScriptedRedis | null = null;
   /** Resolves when the connection is next ready (while it is not). */
   private ready: Promise<void> | null = null;
+  /** Ready while the connection is; a probe before the first charge makes the connection. */
+  readonly readiness: ReadinessCheck = redisReadiness(
+    'rate limit store (Redis)',
+    () => this.connected ?? (this.closed ? { status: 'end' } : null),
+    () => void this.redis().catch(() => undefined),
+  );
 
   constructor(options: RedisStoreOptions = {}) {
     this.prefix = options.keyPrefix ?? 'graphql:ratelimit:';

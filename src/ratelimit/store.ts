@@ -5,6 +5,7 @@
  * tokenBucket.ts.
  */
 import type { Budget, ChargeOutcome } from './tokenBucket.ts';
+import type { ReadinessCheck } from '../observability/health.ts';
 
 /** The budgets a key is charged against: `requests` and `cost` points. */
 export type BudgetName = 'requests' | 'cost';
@@ -25,4 +26,6 @@ export interface RateLimitStore {
   charge(key: string, charges: ReadonlyArray<BucketCharge>): ChargeOutcome | Promise<ChargeOutcome>;
   /** Releases what the store holds (timers, connections). */
   close(): Promise<void>;
+  /** A store outside the process says here whether it can answer (for readiness probes). */
+  readonly readiness?: ReadinessCheck;
 }

@@ -34,6 +34,9 @@ import { inspect } from '../jsutils/inspect.ts';
 import { LruCache } from '../jsutils/lruCache.ts';
 import { loadIoredis } from '../server/loadIoredis.ts';
 import { GraphQLErrorCode, codedError } from '../server/errors.ts';
+import { CacheCounts } from '../observability/cacheCounts.ts';
+import { redisReadiness } from '../observability/health.ts';
+import type { ReadinessCheck } from '../observability/health.ts';
 
 export const TrustedDocumentErrorCode = {
   NotFound: 'PERSISTED_QUERY_NOT_FOUND',
@@ -66,6 +69,8 @@ export interface DocumentResolver {
   /** The text to run, or the error that refuses the request; asynchronous only for a Redis lookup. */
   resolve(request: DocumentRequest): string | GraphQLError | Promise<string | GraphQLError>;
   close(): Promise<void>;
+  /** With a Redis store: whether it is connected (for readiness probes). */
+  readonly readiness?: ReadinessCheck;
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -74,12 +79,13 @@ const HEX32 = /^[0-9a-f]{32}$/;
 export function createDocumentResolver(
   persistedQueries: boolean | PersistedQueriesOptions | undefined,
   trustedDocuments: TrustedDocumentsOptions | undefined,
+  counts: CacheCounts = new CacheCounts(),
 ): DocumentResolver {
   if (trustedDocuments !== undefined) return new Allowlist(readManifest(trustedDocuments));
   if (persistedQueries === false) return new Unpersisted();
   const options = persistedQueries === undefined || persistedQueries === true ? {} : persistedQueries;
   if (options === null || typeof options !== 'object') throw new TypeError(`persistedQueries must be true, false or an object, got ${describe(persistedQueries)}.`);
-  return new AutomaticPersistedQueries(options);
+  return new AutomaticPersistedQueries(options, counts);
 }
 
 /** The id a request names its document by, lower-cased, or an error; undefined when none. */
@@ -134,10 +140,15 @@ class Unpersisted implements DocumentResolver {
 
 class AutomaticPersistedQueries implements DocumentResolver {
   readonly manifest = null;
+  readonly readiness?: ReadinessCheck;
   private readonly memory: LruCache<string, string>;
-  private readonly redis: { connection: Promise<Redis> | null; url: string | null; client: Redis | null; prefix: string; ttlSeconds: number } | null;
+  /** `made`: the store's own connection, once made (readiness reads its status). */
+  private readonly redis: { connection: Promise<Redis> | null; made: Redis | null; url: string | null; client: Redis | null; prefix: string; ttlSeconds: number } | null;
+  private readonly counts: CacheCounts;
+  private closed = false;
 
-  constructor(options: PersistedQueriesOptions) {
+  constructor(options: PersistedQueriesOptions, counts: CacheCounts) {
+    this.counts = counts;
     const cacheSize = options.cacheSize ?? 1000;
     if (!Number.isInteger(cacheSize) || cacheSize <= 0) throw new TypeError(`persistedQueries.cacheSize must be a positive whole number, got ${describe(cacheSize)}.`);
     this.memory = new LruCache(cacheSize);
@@ -152,7 +163,15 @@ class AutomaticPersistedQueries implements DocumentResolver {
       }
       const ttlSeconds = store.ttlSeconds ?? 86_400;
       if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new TypeError(`persistedQueries.store.ttlSeconds must be a positive whole number, got ${describe(ttlSeconds)}.`);
-      this.redis = { connection: null, url, client: store.client ?? null, prefix: store.keyPrefix ?? 'graphql:apq:', ttlSeconds };
+      const redis = { connection: null, made: null, url, client: store.client ?? null, prefix: store.keyPrefix ?? 'graphql:apq:', ttlSeconds };
+      this.redis = redis;
+      this.readiness = redisReadiness(
+        'persisted query store (Redis)',
+        () => redis.client ?? redis.made,
+        () => {
+          if (!this.closed) this.connection().catch(() => undefined);
+        },
+      );
     }
   }
 
@@ -172,23 +191,37 @@ class AutomaticPersistedQueries implements DocumentResolver {
       return query;
     }
     const known = this.memory.get(id);
-    if (known !== undefined) return known;
-    if (this.redis === null) return notFound();
+    if (known !== undefined) {
+      this.counts.apqHits++;
+      return known;
+    }
+    if (this.redis === null) {
+      this.counts.apqMisses++;
+      return notFound();
+    }
     return this.connection().then(
       (redis) => redis.get(this.redis!.prefix + id),
     ).then(
       (text) => {
         // What Redis holds was checked when it was put there, by some instance: checked again, as cheap.
-        if (text === null || sha256(text) !== id) return notFound();
+        if (text === null || sha256(text) !== id) {
+          this.counts.apqMisses++;
+          return notFound();
+        }
+        this.counts.apqHits++;
         this.memory.set(id, text);
         return text;
       },
       // Redis away: as if it had not been registered; the client sends the query, which runs.
-      () => notFound(),
+      () => {
+        this.counts.apqMisses++;
+        return notFound();
+      },
     );
   }
 
   close(): Promise<void> {
+    this.closed = true;
     const redis = this.redis;
     if (redis === null || redis.connection === null || redis.client !== null) return Promise.resolve();
     const connection = redis.connection;
@@ -210,6 +243,7 @@ class AutomaticPersistedQueries implements DocumentResolver {
     redis.connection ??= loadIoredis('persistedQueries.store').then(({ Redis: Client }) => {
       const client = new Client(redis.url as string, { connectionName: 'graphql-apq', commandTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: true });
       client.on('error', () => undefined);
+      redis.made = client;
       return client;
     });
     return redis.connection;

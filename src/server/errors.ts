@@ -28,6 +28,8 @@ export const GraphQLErrorCode = {
   Timeout: 'TIMEOUT',
   /** Subscriptions are not served over a plain HTTP request. */
   SubscriptionOverHttp: 'SUBSCRIPTION_NOT_SUPPORTED',
+  /** The request asked for an execution trace (`extensions.trace`) and the server does not give them (the pipeline's `trace` option). */
+  TraceNotAllowed: 'TRACE_NOT_ALLOWED',
 } as const;
 
 /** Codes of HTTP-level failures, in `error.code`, with their status. */

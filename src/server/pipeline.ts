@@ -30,7 +30,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, specifiedRules, validate } from 'graphql';
-import type { DocumentNode, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLSchema, OperationDefinitionNode, OperationTypeNode } from 'graphql';
 import { checkLimits, DEFAULT_LIMITS, parseWithLimits } from '../analysis/limits.ts';
 import type { Limits } from '../analysis/limits.ts';
 import type { Analysis } from '../analysis/analyze.ts';
@@ -56,6 +56,8 @@ import type { Budget } from '../ratelimit/tokenBucket.ts';
 import { createDocumentResolver } from '../security/trustedDocuments.ts';
 import type { PersistedQueriesOptions, TrustedDocumentsOptions } from '../security/trustedDocuments.ts';
 import { GraphQLErrorCode, codedError, withCode } from './errors.ts';
+import { CacheCounts } from '../observability/cacheCounts.ts';
+import type { ReadinessCheck } from '../observability/health.ts';
 import { SubscriptionGroups } from './sharedSubscriptions.ts';
 
 /** A value now, or a promise of it: the pipeline answers synchronously when execution is synchronous. */
@@ -130,6 +132,13 @@ export interface PipelineOptions<Raw = unknown> extends AuthenticationOptions {
   /** Allowlist mode: only the documents of this manifest run (see security/trustedDocuments.ts). */
   trustedDocuments?: TrustedDocumentsOptions;
   log?: (entry: LogEntry) => void;
+  /**
+   * Whether a request may ask for an execution trace with `extensions: { trace: true }`
+   * (execution/trace.ts): its resolver calls, batches and plan, as `extensions.trace`. Default:
+   * allowed unless `production`; refused requests get TRACE_NOT_ALLOWED. A trace shows the
+   * schema's shape and the server's timings, so production turns it on only on purpose.
+   */
+  trace?: boolean;
 }
 
 /** The members of one GraphQL request, as received. */
@@ -171,6 +180,8 @@ export interface OperationRequest<Raw = unknown> {
    * once if it already has. Registered only for executions that go asynchronous.
    */
   onClientGone?(callback: () => void): void;
+  /** Told the operation's type and name once the document has chosen it (for request logs and metrics). */
+  chosen?(type: OperationTypeNode, name: string | undefined): void;
 }
 
 /** What running an operation came to. */
@@ -256,6 +267,10 @@ export interface OperationPipeline<Raw = unknown> {
   streamError(error: unknown): GraphQLError;
   /** Releases what the rate limiter's and persisted queries' stores hold (timers, Redis connections). */
   close(): Promise<void>;
+  /** Hits and misses of the document and persisted-query caches, for metrics. */
+  readonly cacheCounts: CacheCounts;
+  /** The stores' readiness (a Redis rate-limit or persisted-query store), for readiness probes. */
+  readonly readiness: ReadonlyArray<ReadinessCheck>;
 }
 
 /**
@@ -282,11 +297,13 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   const production = options.production ?? process.env.NODE_ENV === 'production';
   const introspection = options.introspection ?? !production;
   const introspectionRoles = typeof introspection === 'object' ? checkIntrospectionRoles(introspection) : null;
+  const traceAllowed = options.trace ?? !production;
   if (options.trustProxy !== undefined) readTrustProxy(options.trustProxy, 'trustProxy');
   const limiter = options.rateLimit === undefined ? null : new RateLimiter(rateLimitOptions(options), options.schema);
   // Refunds need the actual cost, and a cost budget is reported where it is spent.
   const reportCost = (options.reportCost ?? true) || limiter?.hasCostBudget === true;
-  const resolver = createDocumentResolver(options.persistedQueries, options.trustedDocuments);
+  const cacheCounts = new CacheCounts();
+  const resolver = createDocumentResolver(options.persistedQueries, options.trustedDocuments, cacheCounts);
   const timeoutMs = options.executionTimeoutMs ?? 10_000;
   const onDenied = options.onDenied ?? 'null';
   if (onDenied !== 'null' && onDenied !== 'reject') throw new TypeError(`onDenied must be 'null' or 'reject', got ${String(onDenied)}.`);
@@ -315,7 +332,10 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
 
   function prepare(query: string): PreparedDocument {
     let prepared = documents.get(query);
-    if (prepared === undefined) {
+    if (prepared !== undefined) {
+      cacheCounts.documentHits++;
+    } else {
+      cacheCounts.documentMisses++;
       const parsed = parseWithLimits(query, limits);
       if ('errors' in parsed) {
         prepared = { document: null, errors: parsed.errors, checked: new Map() };
@@ -344,6 +364,12 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
 
   /** Runs one operation: within the rate limits when they are on. */
   function run(request: OperationRequest<Raw>, known?: KnownRequest): MaybePromise<OperationOutcome> {
+    // A trace asked for (or a malformed ask) is answered first, like a malformed request: uncharged.
+    const extensions = request.params.extensions;
+    if (extensions != null && extensions['trace'] !== undefined) {
+      const refused = traceRefusal(extensions['trace'], traceAllowed);
+      if (refused !== null) return refused;
+    }
     if (limiter === null || request.uncharged === true) {
       // The fast path first: a known request whose operation passed every check for these grants.
       const ready = readyFor(request, known);
@@ -437,6 +463,10 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       // A persisted query's registration (hash and query) seen before: registered again, in
       // case the store has let it go since (its text and hash were checked the first time).
       if (request.params.extensions != null && request.params.query !== null) resolver.resolve(request.params);
+      cacheCounts.documentHits++;
+      // A persisted query named by its hash alone, known (an allowlist's ids are no cache).
+      if (request.params.query === null && resolver.manifest === null) cacheCounts.apqHits++;
+      request.chosen?.(ready.kind, ready.plan.operation.name?.value);
       return ready;
     }
     return null;
@@ -455,6 +485,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       return requestErrors(chosen.map((error) => withCode(error, GraphQLErrorCode.OperationResolutionFailure)));
     }
     const kind = chosen.operation.operation;
+    request.chosen?.(kind, chosen.operation.name?.value);
     if (request.readOnly && kind === 'mutation') return { notAllowed: kind };
     if (kind === 'subscription' && request.streams !== true) {
       return requestErrors([
@@ -490,7 +521,8 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   function startOperation(ready: ReadyOperation, request: OperationRequest<Raw>, rate?: RateStanding): MaybePromise<OperationResult | OperationStream> {
     if (ready.kind === 'subscription') {
       const started =
-        groups === null
+        // A traced subscriber gets executions of its own: a group's results are shared as they are.
+        groups === null || isTraced(request)
           ? startSubscription(ready, request)
           : groups.join(ready.plan, request.identity, request.params.variables === null ? '' : JSON.stringify(request.params.variables), () =>
               startSubscription(ready, request),
@@ -519,6 +551,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       measureCost: reportCost,
       signal: abort,
       hideSuggestions: production,
+      trace: isTraced(request),
     });
     const { analysis } = ready;
     if (!isAsyncIterable(subscribed)) return { result: finishResult(subscribed, analysis), requestError: !('data' in subscribed) };
@@ -538,14 +571,18 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     contextValue: unknown,
     rate: RateStanding | undefined,
   ): MaybePromise<OperationResult> {
+    const trace = isTraced(request);
     const executed = executePlan(ready.plan, {
       variableValues: request.params.variables,
       contextValue,
       measureCost: reportCost,
       signal: abort,
       hideSuggestions: production,
+      trace,
     });
-    const { analysis, writer } = ready;
+    const analysis = ready.analysis;
+    // A traced result is written by JSON.stringify: the generated writers are for small results.
+    const writer = trace ? null : ready.writer;
     if (!(executed instanceof Promise)) return { result: finishResult(executed, analysis), requestError: !('data' in executed), writer, rate };
     request.onClientGone?.(() => abort.abort(new Error('The client closed the connection.')));
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -570,7 +607,10 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       const known = prepared.checked.get(params.operationName);
       if (known !== undefined) return known;
     }
-    const checked = checkLimits({ schema, document, operationName: params.operationName, variableValues: params.variables, limits });
+    // Introspection is allowed or refused by its own setting; where allowed, an IDE's schema query
+    // (about 15,000 points with the default list sizes) must fit the cost limit, so it is not
+    // costed. Its depth and nodes still count: a schema query nested to blow up is still stopped.
+    const checked = checkLimits({ schema, document, operationName: params.operationName, variableValues: params.variables, limits, introspection: 'uncosted' });
     if (cacheable) prepared.checked.set(params.operationName, checked);
     return checked;
   }
@@ -614,6 +654,8 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       const actual = (result.extensions?.['cost'] as { actual?: number } | undefined)?.actual ?? 0;
       finished.extensions = { cost: { requested: analysis.cost, actual, limit: limits.cost === false ? null : limits.cost } };
     }
+    const trace = result.extensions?.['trace'];
+    if (trace !== undefined) (finished.extensions ??= {})['trace'] = trace;
     return finished;
   }
 
@@ -634,6 +676,8 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     run,
     streamError,
     close: () => Promise.all([limiter?.close(), resolver.close()]).then(() => undefined),
+    cacheCounts,
+    readiness: [limiter?.store.readiness, resolver.readiness].filter((check): check is ReadinessCheck => check !== undefined),
   };
 }
 
@@ -668,6 +712,22 @@ function rateLimitOptions(options: PipelineOptions<never>): RateLimitOptions {
 function positiveCount(value: number, name: string): number {
   if (!Number.isInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive whole number, got ${String(value)}.`);
   return value;
+}
+
+/** Whether the request asked for an execution trace (checked by traceRefusal in run()). */
+function isTraced(request: { readonly params: RequestParams }): boolean {
+  return request.params.extensions?.['trace'] === true;
+}
+
+/** Why `extensions.trace` cannot be honoured: not a boolean (BAD_REQUEST), or traces refused (TRACE_NOT_ALLOWED); null when it can. */
+function traceRefusal(trace: unknown, allowed: boolean): OperationResult | null {
+  if (typeof trace !== 'boolean') {
+    return requestErrors([codedError(`"extensions.trace" must be a boolean, got ${describe(trace)}.`, GraphQLErrorCode.BadRequest)]);
+  }
+  if (trace && !allowed) {
+    return requestErrors([codedError('Execution traces are not available on this server; send the request without "extensions.trace".', GraphQLErrorCode.TraceNotAllowed)]);
+  }
+  return null;
 }
 
 function requestErrors(errors: ReadonlyArray<GraphQLError>): OperationResult {

@@ -30,6 +30,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { loadIoredis } from '../server/loadIoredis.ts';
+import { redisReadiness } from '../observability/health.ts';
+import type { ReadinessCheck } from '../observability/health.ts';
 import type { AttemptOutcome, ClaimedDelivery, Delivery, WebhookEndpoint, WebhookEvent, WebhookStore } from './store.ts';
 
 export interface RedisWebhookStoreOptions {
@@ -160,6 +162,8 @@ export class RedisWebhookStore implements WebhookStore {
   private redis: ScriptedRedis | null = null;
   /** The claims this instance holds: delivery id → token. */
   private readonly claims = new Map<string, string>();
+  /** Ready while its connection is, once open() has made it (for a server's `readinessChecks`). */
+  readonly readiness: ReadinessCheck = redisReadiness('webhook store (Redis)', () => this.redis);
 
   constructor(options: RedisWebhookStoreOptions = {}) {
     const url = options.url ?? process.env['REDIS_URL'] ?? '';

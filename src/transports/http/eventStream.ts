@@ -54,6 +54,11 @@ export class EventStream {
     }
   }
 
+  /** Whether it serves a subscription's results (rather than one result sent as events). */
+  get subscription(): boolean {
+    return this.source !== null;
+  }
+
   /** The next chunk of text to write, or null when the stream is over. */
   async next(): Promise<string | null> {
     if (this.queued.length > 0) return this.queued.shift() as string;

@@ -27,7 +27,7 @@ import type { SelectionPlan } from '../../execution/plan.ts';
 import { stringifyData } from '../../execution/compileStringify.ts';
 import { GraphQLErrorCode, HttpErrorCode, codedError, httpErrorBody } from '../../server/errors.ts';
 import type { HttpError } from '../../server/errors.ts';
-import { createPipeline, readParams } from '../../server/pipeline.ts';
+import { SMALL_REQUEST, createPipeline, readParams } from '../../server/pipeline.ts';
 import type {
   KnownRequest,
   MaybePromise,
@@ -40,7 +40,9 @@ import type {
   RequestParams,
 } from '../../server/pipeline.ts';
 import { EventStream } from './eventStream.ts';
-import { addRateHeaders, etagOf, headerOf, matchesEtag } from './headers.ts';
+import { createGraphiql } from './graphiql.ts';
+import type { GraphiqlOptions } from './graphiql.ts';
+import { EtagMemo, addRateHeaders, etagOf, headerOf, matchesEtag } from './headers.ts';
 import { HttpOperation } from './httpOperation.ts';
 import { createResourceHandler } from '../rest/resourceHandler.ts';
 import type { ResourcesOptions } from '../rest/resourceHandler.ts';
@@ -102,6 +104,13 @@ export interface HandlerOptions<Raw = unknown> extends PipelineOptions<Raw> {
    * operations, by version: `{ version: 'v1', routes: { 'GET /books/{id}': 'query ...' } }`.
    */
   resources?: ResourcesOptions;
+  /**
+   * The GraphiQL IDE (graphiql.ts): a browser's GET of the endpoint gets the page, its assets
+   * are under `<path>/graphiql/`. Default on, except in production (`production`, or NODE_ENV).
+   */
+  graphiql?: boolean | GraphiqlOptions;
+  /** Whether a graphql-transport-ws WebSocket listens on the same path (createServer sets it): GraphiQL runs subscriptions there. */
+  subscriptionsOverWebSocket?: boolean;
 }
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
@@ -138,6 +147,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
       ? null
       : createCors({ ...options.cors, exposedHeaders: options.cors.exposedHeaders ?? RESOURCE_EXPOSED_HEADERS }, RESOURCE_METHODS);
   const csrf = options.csrfPrevention === undefined || options.csrfPrevention === false ? null : createCsrfCheck(options.csrfPrevention);
+  const graphiql = createGraphiql({ path, option: options.graphiql, production: pipeline.production, webSocket: options.subscriptionsOverWebSocket === true });
   const heartbeatMs = options.sseHeartbeatMs ?? 12_000;
   if (!Number.isInteger(heartbeatMs) || heartbeatMs <= 0) throw new TypeError(`sseHeartbeatMs must be a positive whole number of milliseconds, got ${String(heartbeatMs)}.`);
 
@@ -164,7 +174,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
       headers['www-authenticate'] = pipeline.challenge(refusal) as string;
     }
     if (request.method === 'GET' && status === 200) {
-      const etag = etagOf(body);
+      const etag = request.url.length <= SMALL_REQUEST ? etagMemoOf(request.url).etagOf(body) : etagOf(body);
       headers['etag'] = etag;
       // An answer to a request with a credential is that caller's: no shared cache may keep it
       // (RFC 9111 covers Authorization by itself, not X-API-Key).
@@ -172,6 +182,17 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
       if (matchesEtag(headerOf(request.headers, 'if-none-match'), etag)) return [null, { status: 304, headers: { etag } }];
     }
     return [body, { status, headers }];
+  }
+
+  /** The entity tags of GET answers, by URL (short ones): made again only when the answer changes (see EtagMemo). */
+  const getEtags = new LruCache<string, EtagMemo>(1000);
+  function etagMemoOf(url: string): EtagMemo {
+    let memo = getEtags.get(url);
+    if (memo === undefined) {
+      memo = new EtagMemo();
+      getEtags.set(url, memo);
+    }
+    return memo;
   }
 
   /** A batch's operations run one after another; each gets its own result. */
@@ -209,6 +230,10 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
         return [null, { status: 204, headers: { allow: RESOURCE_METHODS.join(', '), ...resourceCors.preflight(headerOf(request.headers, 'origin')) } }];
       }
       return resources.handle(request);
+    }
+    if (graphiql !== null && (request.method === 'GET' || request.method === 'HEAD')) {
+      const page = graphiql.serve(pathname, request.headers);
+      if (page !== null) return page;
     }
     if (pathname !== path) return httpFailure(HttpErrorCode.NotFound, `Nothing is served at ${pathname}; the GraphQL endpoint is ${path}.`);
     const method = request.method;

@@ -3,6 +3,7 @@
  * a class, so that no closure is made per request; where the request came from is read only
  * if the rate limiter asks (for an anonymous caller).
  */
+import type { OperationTypeNode } from 'graphql';
 import type { OperationRequest, RequestParams } from '../../server/pipeline.ts';
 import type { ClientInfo } from '../../ratelimit/rateLimiter.ts';
 import type { Identity } from '../../security/identity.ts';
@@ -13,6 +14,8 @@ export interface HttpRequestLike<Raw> {
   readonly raw: Raw;
   readonly remoteAddress?: string | undefined;
   onClientGone?(callback: () => void): void;
+  /** Told of the request's operation once it is known (for its request line and metrics). */
+  observe?(operation: HttpOperation<Raw>): void;
 }
 
 export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
@@ -22,6 +25,9 @@ export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
   readonly readOnly: boolean;
   readonly streams: boolean;
   readonly uncharged: boolean;
+  /** The chosen operation's type and name, once the pipeline has chosen it. */
+  operationType: OperationTypeNode | null;
+  operationName: string | undefined;
   private readonly request: HttpRequestLike<Raw>;
 
   constructor(request: HttpRequestLike<Raw>, identity: Identity, params: RequestParams, readOnly: boolean, streams: boolean, uncharged = false) {
@@ -32,9 +38,18 @@ export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
     this.streams = streams;
     this.uncharged = uncharged;
     this.request = request;
+    this.operationType = null;
+    this.operationName = undefined;
   }
 
+  /**
+   * Read by the rate limiter for every operation it counts, before anything else: the request
+   * learns its caller then, so that a refusal's request line names who was refused. (Not in the
+   * constructor: one call more there keeps V8 from inlining it, which costs more than the rest
+   * of the request's bookkeeping.)
+   */
   get client(): ClientInfo {
+    this.observed();
     return this;
   }
 
@@ -48,5 +63,16 @@ export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
 
   onClientGone(callback: () => void): void {
     this.request.onClientGone?.(callback);
+  }
+
+  chosen(type: OperationTypeNode, name: string | undefined): void {
+    this.operationType = type;
+    this.operationName = name;
+    this.observed();
+  }
+
+  private observed(): void {
+    // A read made on the way to another operation (uncharged) is not what the request ran.
+    if (!this.uncharged) this.request.observe?.(this);
   }
 }

@@ -7,11 +7,13 @@
  *  - UTF-8 decoding of the body (400 INVALID_UTF8 for bytes that are not UTF-8);
  *  - the client going away, which aborts the request's signal (and so its execution);
  *  - header and request timeouts against slow clients; TLS 1.2+;
- *  - graceful shutdown: stop accepting, let in-flight requests finish within a grace period.
+ *  - graceful shutdown: stop accepting, let in-flight requests finish within a grace period;
+ *  - the operational routes (/healthz, /readyz, /metrics) and request logs (observability/).
  */
 import http from 'node:http';
 import https from 'node:https';
 import { isUtf8 } from 'node:buffer';
+import { performance } from 'node:perf_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHandler } from './handler.ts';
 import type { HandlerOptions, HandlerResponse, PlainRequest } from './handler.ts';
@@ -20,6 +22,15 @@ import { attachWebSocket } from '../ws/server.ts';
 import type { WebSocketOptions, WebSocketTransport } from '../ws/server.ts';
 import { HttpErrorCode, httpErrorBody } from '../../server/errors.ts';
 import type { HttpError } from '../../server/errors.ts';
+import { OperationalRoutes } from '../../observability/endpoints.ts';
+import type { MetricsOptions } from '../../observability/endpoints.ts';
+import { Readiness } from '../../observability/health.ts';
+import type { ReadinessCheck } from '../../observability/health.ts';
+import { ServerMetrics } from '../../observability/metrics.ts';
+import { RequestObserver } from '../../observability/observedRequest.ts';
+import type { ObservedRequest } from '../../observability/observedRequest.ts';
+import { JsonLogger, requestIdFrom } from '../../observability/requestLog.ts';
+import type { LogDestination, LogLevel, LoggedOperation } from '../../observability/requestLog.ts';
 
 export interface ServerOptions extends HandlerOptions<IncomingMessage> {
   /** Largest request body accepted, in bytes (default 1 MiB). */
@@ -43,6 +54,24 @@ export interface ServerOptions extends HandlerOptions<IncomingMessage> {
    * `false` turns it off (default on).
    */
   websocket?: WebSocketOptions | false;
+  /**
+   * How long `shutdown()` keeps serving, with /readyz answering 503, before it stops accepting
+   * connections (default 0): the time a load balancer needs to see the instance unready.
+   */
+  shutdownDelayMs?: number;
+  /** `GET /healthz` (liveness) and `GET /readyz` (readiness) (default on; see docs/operations.md). */
+  health?: boolean;
+  /** What else /readyz checks: a Redis pub/sub's or webhook store's `readiness`, or checks of your own. */
+  readinessChecks?: ReadonlyArray<ReadinessCheck>;
+  /** Prometheus metrics at `/metrics` (default on; `{ path, token }` to move them or require a bearer token). */
+  metrics?: boolean | MetricsOptions;
+  /**
+   * What is logged, as JSON lines (default `'warn'`: errors and warnings; `'info'` adds a line
+   * per request, `'debug'` the probes and scrapes too).
+   */
+  logLevel?: LogLevel;
+  /** Where log lines go: a function of each line, a stream, or `{ fd }` (default: standard output, written asynchronously). */
+  logger?: LogDestination;
 }
 
 export interface GraphQLServer extends http.Server {
@@ -58,21 +87,39 @@ export interface GraphQLServer extends http.Server {
 const JSON_RESPONSE = 'application/json; charset=utf-8';
 
 export function createServer(options: ServerOptions): GraphQLServer {
-  const handle = createHandler<IncomingMessage>(options);
+  const logger = new JsonLogger(options.logLevel, options.logger);
+  // The pipeline's errors go to the same JSON lines, unless the server was given a log of its own.
+  const log = options.log ?? logger.entry;
+  const handle = createHandler<IncomingMessage>({ ...options, log, subscriptionsOverWebSocket: options.websocket !== false });
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   const maxBodyDigits = String(maxBodyBytes).length;
   const maxHeaderSize = options.maxHeaderBytes ?? 80 * 1024;
-  const log = options.log ?? ((entry) => console.error(entry.message, entry.error));
+  const metrics = options.metrics === false ? null : new ServerMetrics();
+  const readiness = new Readiness([...handle.pipeline.readiness, ...(options.readinessChecks ?? [])]);
+  const routes = new OperationalRoutes(options.health !== false, options.metrics, readiness, metrics, () => ({
+    cacheCounts: handle.pipeline.cacheCounts,
+    rateLimited: handle.pipeline.rateLimiter?.refused ?? null,
+    websocketSubscriptions: websocket?.subscriptions ?? 0,
+    sseSubscriptions: countSubscriptions(eventStreams),
+    logLinesDropped: logger.dropped,
+  }));
+  // Requests are observed (timed, counted, logged) when anything reads what is observed.
+  const observer = metrics !== null || logger.requests ? new RequestObserver(metrics, logger) : null;
+  const path = options.path ?? '/graphql';
   // Set by shutdown(): from then on every response closes its connection.
   let closing = false;
   /** Server-Sent Events responses in progress: shutdown ends them. */
   const eventStreams = new Set<EventStream>();
 
-  function respond(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null | EventStream): void {
+  /** `request`: the answered request, when it is observed (for metrics and its request line). */
+  function respond(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null | EventStream, request: NodeRequest | null): void {
     if (res.headersSent || res.destroyed) {
       if (body instanceof EventStream) body.close();
+      // The client left before its answer: counted and logged as 499, as proxies do.
+      if (observer !== null && request !== null && !res.headersSent) observer.answered(request, 499, null, null);
       return;
     }
+    if (observer !== null && request !== null) observer.answered(request, status, headers, body);
     // Shutting down: the connection closes once this response is out, keep-alive or not.
     if (closing) headers['connection'] = 'close';
     if (body instanceof EventStream) {
@@ -141,54 +188,63 @@ export function createServer(options: ServerOptions): GraphQLServer {
   }
 
   /** An answer the server writes itself, with the headers the handler adds to every answer (CORS). */
-  function fail(req: IncomingMessage, res: ServerResponse, error: HttpError, message: string, closeConnection = false): void {
+  function fail(req: IncomingMessage, res: ServerResponse, error: HttpError, message: string, startedAt: number, closeConnection = false): void {
     const headers: Record<string, string> = { 'content-type': JSON_RESPONSE, ...handle.headersFor(req.headers) };
     if (closeConnection) headers['connection'] = 'close';
-    respond(res, error[1], headers, httpErrorBody(error, message));
+    respond(res, error[1], headers, httpErrorBody(error, message), observer === null ? null : new NodeRequest(req, res, null, startedAt));
   }
 
-  function failOutside(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+  function failOutside(req: IncomingMessage, res: ServerResponse, error: unknown, startedAt: number): void {
     log({ level: 'error', message: 'The server failed outside execution.', error });
-    fail(req, res, HttpErrorCode.InternalServerError, 'The server failed to handle the request.');
+    fail(req, res, HttpErrorCode.InternalServerError, 'The server failed to handle the request.', startedAt);
   }
 
   /**
    * Hands a request with its body (null: none) to the handler, and its answer to the client. A
    * synchronous answer is written at once, with no promise in between.
    */
-  function dispatch(req: IncomingMessage, res: ServerResponse, body: string | null): void {
+  function dispatch(req: IncomingMessage, res: ServerResponse, body: string | null, startedAt: number): void {
     let answer: HandlerResponse | Promise<HandlerResponse>;
+    const request = new NodeRequest(req, res, body, startedAt);
     try {
-      answer = handle(new NodeRequest(req, res, body));
+      answer = handle(request);
     } catch (error) {
-      failOutside(req, res, error);
+      failOutside(req, res, error, startedAt);
       return;
     }
     if (answer instanceof Promise) {
+      // Only an answer still to come can be in flight when the metrics are read.
+      if (metrics !== null) metrics.inFlight++;
       answer.then(
-        ([responseBody, init]) => respond(res, init.status, init.headers, responseBody),
-        (error: unknown) => failOutside(req, res, error),
+        ([responseBody, init]) => {
+          if (metrics !== null) metrics.inFlight--;
+          respond(res, init.status, init.headers, responseBody, request);
+        },
+        (error: unknown) => {
+          if (metrics !== null) metrics.inFlight--;
+          failOutside(req, res, error, startedAt);
+        },
       );
     } else {
-      respond(res, answer[1].status, answer[1].headers, answer[0]);
+      respond(res, answer[1].status, answer[1].headers, answer[0], request);
     }
   }
 
   /** The whole body has arrived: decode it (UTF-8 only) and dispatch. */
-  function bodyReceived(req: IncomingMessage, res: ServerResponse, bytes: Buffer): void {
+  function bodyReceived(req: IncomingMessage, res: ServerResponse, bytes: Buffer, startedAt: number): void {
     if (bytes.length === 0) {
-      dispatch(req, res, null);
+      dispatch(req, res, null, startedAt);
     } else if (isSmallAscii(bytes)) {
-      dispatch(req, res, bytes.toString('latin1'));
+      dispatch(req, res, bytes.toString('latin1'), startedAt);
     } else if (!isUtf8(bytes)) {
-      fail(req, res, HttpErrorCode.InvalidUtf8, 'The request body is not valid UTF-8.');
+      fail(req, res, HttpErrorCode.InvalidUtf8, 'The request body is not valid UTF-8.', startedAt);
     } else {
-      dispatch(req, res, bytes.toString('utf8'));
+      dispatch(req, res, bytes.toString('utf8'), startedAt);
     }
   }
 
-  function tooLarge(req: IncomingMessage, res: ServerResponse): void {
-    fail(req, res, HttpErrorCode.PayloadTooLarge, `The request body is larger than ${maxBodyBytes} bytes.`, true);
+  function tooLarge(req: IncomingMessage, res: ServerResponse, startedAt: number): void {
+    fail(req, res, HttpErrorCode.PayloadTooLarge, `The request body is larger than ${maxBodyBytes} bytes.`, startedAt, true);
     req.resume();
   }
 
@@ -198,7 +254,7 @@ export function createServer(options: ServerOptions): GraphQLServer {
    * Callbacks rather than a promise: most bodies arrive in one chunk, and the request is then
    * answered in the same turn of the event loop that read it.
    */
-  function readBody(req: IncomingMessage, res: ServerResponse): void {
+  function readBody(req: IncomingMessage, res: ServerResponse, startedAt: number): void {
     let first: Buffer | null = null;
     let chunks: Buffer[] | null = null;
     let size = 0;
@@ -208,7 +264,7 @@ export function createServer(options: ServerOptions): GraphQLServer {
       size += chunk.length;
       if (size > maxBodyBytes) {
         done = true;
-        tooLarge(req, res);
+        tooLarge(req, res, startedAt);
       } else if (first === null) {
         first = chunk;
       } else {
@@ -220,7 +276,7 @@ export function createServer(options: ServerOptions): GraphQLServer {
     req.on('end', () => {
       if (done) return;
       done = true;
-      bodyReceived(req, res, chunks !== null ? Buffer.concat(chunks) : (first ?? EMPTY));
+      bodyReceived(req, res, chunks !== null ? Buffer.concat(chunks) : (first ?? EMPTY), startedAt);
     });
   }
 
@@ -234,34 +290,47 @@ export function createServer(options: ServerOptions): GraphQLServer {
    * counted with callgrind. A request still incomplete then (a larger body, a slow client,
    * `Expect: 100-continue`) is streamed by readBody as before, starting with what is buffered.
    */
-  function readParsedBody(req: IncomingMessage, res: ServerResponse): void {
+  function readParsedBody(req: IncomingMessage, res: ServerResponse, startedAt: number): void {
     if (!req.complete) {
-      readBody(req, res);
+      readBody(req, res, startedAt);
       return;
     }
     // All of it is buffered and no larger than the limit (checked against its declared length,
     // which the parser enforces, in onRequest): read() returns it whole, or null if empty.
     const body = req.read() as Buffer | null;
-    bodyReceived(req, res, body ?? EMPTY);
+    bodyReceived(req, res, body ?? EMPTY, startedAt);
   }
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
+    // The request's clock, handed along to its answer (nothing is added to node's objects:
+    // a field more on every request makes V8 deoptimize node's stream code).
+    const startedAt = observer === null ? 0 : performance.now();
+    const url = req.url;
+    if (url !== path && routes.any) {
+      const answer = routes.answer(req.method ?? 'GET', url ?? '/', req.headers);
+      if (answer !== null) {
+        // The server's own routes are no GraphQL requests: a request line at debug only.
+        if (observer !== null) observer.operational(req.method ?? 'GET', url ?? '/', req.headers, startedAt, answer[0], answer[1]);
+        respond(res, answer[0], answer[1], answer[2], null);
+        return;
+      }
+    }
     // POST always has a body to read (an empty one is refused by the handler); other methods
     // when they declare one (PUT, PATCH and DELETE of resource routes; a GET with a body, which
     // the resource routes refuse).
     const declaresBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
     if (req.method !== 'POST' && !declaresBody) {
-      dispatch(req, res, null);
+      dispatch(req, res, null, startedAt);
       return;
     }
     const declared = req.headers['content-length'];
     // Shorter than the limit's own digits, a length cannot exceed it (the parser allows digits only).
     if (declared !== undefined && declared.length >= maxBodyDigits && Number(declared) > maxBodyBytes) {
-      tooLarge(req, res);
+      tooLarge(req, res, startedAt);
       return;
     }
-    if (declared !== undefined) setImmediate(readParsedBody, req, res);
-    else readBody(req, res);
+    if (declared !== undefined) setImmediate(readParsedBody, req, res, startedAt);
+    else readBody(req, res, startedAt);
   }
 
   const server = (
@@ -271,10 +340,19 @@ export function createServer(options: ServerOptions): GraphQLServer {
   ) as GraphQLServer;
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
-  const websocket = options.websocket === false ? null : attachWebSocket(server, handle.pipeline, options.path ?? '/graphql', options.websocket);
+  const websocket = options.websocket === false ? null : attachWebSocket(server, handle.pipeline, path, options.websocket);
   Object.defineProperty(server, 'websocket', { value: websocket });
 
+  const shutdownDelayMs = options.shutdownDelayMs ?? 0;
+  if (!Number.isInteger(shutdownDelayMs) || shutdownDelayMs < 0) throw new TypeError(`shutdownDelayMs must be a whole number of milliseconds, got ${String(shutdownDelayMs)}.`);
   server.shutdown = () => {
+    // Unready at once; serving as before for shutdownDelayMs, so that load balancers stop sending first.
+    readiness.shuttingDown = true;
+    if (shutdownDelayMs === 0) return stop();
+    return new Promise<void>((resolve) => setTimeout(resolve, shutdownDelayMs)).then(stop);
+  };
+
+  function stop(): Promise<void> {
     const graceMs = options.shutdownGraceMs ?? 10_000;
     const httpClosed = new Promise<void>((resolve) => {
       const grace = setTimeout(() => server.closeAllConnections(), graceMs);
@@ -289,10 +367,19 @@ export function createServer(options: ServerOptions): GraphQLServer {
     closing = true;
     server.closeIdleConnections();
     for (const events of eventStreams) events.finish();
-    // Once nothing runs any more: the rate limiter's and persisted queries' stores (Redis connections, timers).
-    return Promise.all([httpClosed, websocket?.shutdown(graceMs)]).then(() => handle.pipeline.close());
-  };
+    // Once nothing runs any more: the rate limiter's and persisted queries' stores (Redis connections, timers); the last log lines.
+    return Promise.all([httpClosed, websocket?.shutdown(graceMs)])
+      .then(() => handle.pipeline.close())
+      .then(() => logger.flush());
+  }
   return server;
+}
+
+/** Event streams that serve a subscription (not a single result sent as events). */
+function countSubscriptions(streams: Iterable<EventStream>): number {
+  let count = 0;
+  for (const stream of streams) if (stream.subscription) count++;
+  return count;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -397,21 +484,39 @@ function withEveryAuthorization(req: IncomingMessage): IncomingMessage['headers'
 }
 
 /** A node request as the handler sees it: a class, so that no closure is made per request. */
-class NodeRequest implements PlainRequest<IncomingMessage> {
+class NodeRequest implements PlainRequest<IncomingMessage>, ObservedRequest {
   readonly method: string;
   readonly url: string;
   readonly headers: IncomingMessage['headers'];
   readonly body: string | null;
   readonly raw: IncomingMessage;
+  /** performance.now() when the server was given the request (0 when requests are not observed). */
+  readonly startedAt: number;
+  /** The operation it ran (a batch's first), once known: for its request line and metrics. */
+  operation: LoggedOperation | null;
   private readonly res: ServerResponse;
+  private id: string | null;
 
-  constructor(req: IncomingMessage, res: ServerResponse, body: string | null) {
+  constructor(req: IncomingMessage, res: ServerResponse, body: string | null, startedAt: number) {
     this.method = req.method ?? 'GET';
     this.url = req.url ?? '/';
     this.headers = req.headers.authorization === undefined ? req.headers : withEveryAuthorization(req);
     this.body = body;
     this.raw = req;
+    this.startedAt = startedAt;
+    this.operation = null;
     this.res = res;
+    this.id = null;
+  }
+
+  /** Its X-Request-ID when sane, else one made on first read. */
+  get requestId(): string {
+    this.id ??= requestIdFrom(this.headers['x-request-id']);
+    return this.id;
+  }
+
+  observe(operation: LoggedOperation): void {
+    if (this.operation === null) this.operation = operation;
   }
 
   /** Read only when rate limits count an anonymous caller by address. */
@@ -430,4 +535,5 @@ class NodeRequest implements PlainRequest<IncomingMessage> {
       if (!res.writableFinished) callback();
     });
   }
+
 }

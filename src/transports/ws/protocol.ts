@@ -82,6 +82,8 @@ export interface Upgrade<Raw> {
 export interface Connection {
   message(text: string): void;
   closed(): void;
+  /** Subscriptions streaming results now (for metrics). */
+  readonly streaming: number;
 }
 
 export function createWebSocketProtocol<Raw>(pipeline: OperationPipeline<Raw>, options: WebSocketProtocolOptions = {}) {
@@ -112,6 +114,7 @@ class GraphQLConnection<Raw> implements Connection {
   private identity: Identity | null = null;
   private connectionParams: Readonly<Record<string, unknown>> | null = null;
   private isClosed = false;
+  streaming = 0;
 
   constructor(pipeline: OperationPipeline<Raw>, socket: ProtocolSocket, upgrade: Upgrade<Raw>, initWaitMs: number, maxOperations: number) {
     this.pipeline = pipeline;
@@ -272,6 +275,8 @@ class GraphQLConnection<Raw> implements Connection {
       void stream.return();
       return;
     }
+    // Counted until end(), which every way out of a streaming operation goes through.
+    this.streaming++;
     // Only the result's text differs from one next message to the next (and it is made once for
     // every subscriber of a shared subscription).
     const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
@@ -320,7 +325,10 @@ class GraphQLConnection<Raw> implements Connection {
   private end(operation: Operation): void {
     if (operation.ended) return;
     operation.ended = true;
-    if (operation.stream !== null) void operation.stream.return().catch(() => undefined);
+    if (operation.stream !== null) {
+      this.streaming--;
+      void operation.stream.return().catch(() => undefined);
+    }
   }
 
   private send(message: object): void {

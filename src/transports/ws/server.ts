@@ -36,6 +36,8 @@ export interface WebSocketOptions extends WebSocketProtocolOptions {
 export interface WebSocketTransport {
   /** Sockets open now. */
   readonly size: number;
+  /** Subscriptions streaming results now, over every socket (counted when read, for metrics). */
+  readonly subscriptions: number;
   /**
    * Refuses new sockets, closes every open one with 1001 (going away) and ends their operations
    * at once; sockets that have not finished closing after `graceMs` are terminated. Resolves
@@ -136,6 +138,11 @@ export function attachWebSocket(
   return {
     get size() {
       return sockets.size;
+    },
+    get subscriptions() {
+      let count = 0;
+      for (const connection of sockets.values()) count += connection.streaming;
+      return count;
     },
     shutdown(graceMs) {
       closing = true;

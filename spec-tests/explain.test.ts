@@ -1,0 +1,150 @@
+/**
+ * `npm run explain` (src/demo/explain.ts) and `explainOperation` (src/execution/explain.ts): the
+ * exact tree printed for a small query, the JSON form, the exit codes, one run of the real
+ * command, that explaining leaves the executor's cached plans alone, and that the demo's declared
+ * loaders predict the batches a traced execution really sends.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { parse } from 'graphql';
+import type { ExecutionResult } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { execute, explainOperation, makeSchema } from '../src/index.ts';
+import type { ExecutionTrace, Explanation } from '../src/index.ts';
+import { DEMO_LOADERS, runExplain } from '../src/demo/explain.ts';
+import { createDemoContext, createDemoData, demoSchema } from '../src/demo/librarySchema.ts';
+
+const SMALL = '{ book(id: "b1") { title ... on Book { title } author { name } reviews { stars } } }';
+
+describe('npm run explain', () => {
+  it('prints the plan of a small query as a tree, with the cost analysis and the rounds of batches', () => {
+    const { stdout, stderr, code } = runExplain([SMALL]);
+    expect({ stderr, code }).toEqual({ stderr: '', code: 0 });
+    expect(stdout).toMatchInlineSnapshot(`
+      "query (anonymous)
+      cost 3 · depth 3 · nodes 10 · fields 7 · aliases 0 · directives 0
+      JSON: the result has list fields: JSON.stringify writes it
+
+      Query · interpreted: the root selection set always is
+      └─ book: Book · resolver · weight 1 · cost 3
+         Book · generated after 32 objects · fragments: ... on Book
+         ├─ title: String! · plain read · merged from 2 selections · weight 0 · cost 0
+         ├─ author: Author! · resolver (loads authorById) · weight 1 · cost 1
+         │  Author · generated after 32 objects
+         │  └─ name: String! · plain read · weight 0 · cost 0
+         └─ reviews: [Review!]! · resolver (loads reviewsByBook) · list of 10 · weight 1 · cost 1
+            Review · generated after 32 objects
+            └─ stars: Int! · plain read · weight 0 · cost 0
+
+      batching: one round per level of loading fields, at most one batch per loader in a round:
+        round 1: authorById (book.author), reviewsByBook (book.reviews)
+
+      cost of a field = weight + list size × cost of its selection, per parent object;
+      a generated selection set runs as generated code once it has completed 32 objects.
+      "
+    `);
+  });
+
+  it('prints the same as JSON with --json', () => {
+    const { stdout, code } = runExplain([SMALL, '--json']);
+    expect(code).toBe(0);
+    const explained = JSON.parse(stdout) as Explanation;
+    expect(Object.keys(explained)).toEqual(['operation', 'name', 'analysis', 'jsonWriter', 'root', 'batching']);
+    expect(explained.analysis).toEqual({ depth: 3, cost: 3, nodes: 10, aliases: 0, directives: 0, fields: 7 });
+    expect(explained.batching).toEqual([{ round: 1, loaders: [{ loader: 'authorById', paths: ['book.author'] }, { loader: 'reviewsByBook', paths: ['book.reviews'] }] }]);
+    const book = explained.root.fields[0];
+    expect(book).toMatchObject({ responseName: 'book', type: 'Book', kind: 'resolver', list: false, nonNull: false, weight: 1, cost: 3, listSize: null });
+    const [set] = book?.selectionSets ?? [];
+    expect(set).toMatchObject({ path: 'book', type: 'Book', mode: 'generated', why: 'after 32 objects', fragments: ['... on Book'] });
+    expect(set?.fields.map(({ responseName, kind, merged, list, nonNull, loader }) => ({ responseName, kind, merged, list, nonNull, loader }))).toEqual([
+      { responseName: 'title', kind: 'plainRead', merged: 2, list: false, nonNull: true, loader: undefined },
+      { responseName: 'author', kind: 'resolver', merged: 1, list: false, nonNull: true, loader: 'authorById' },
+      { responseName: 'reviews', kind: 'resolver', merged: 1, list: true, nonNull: true, loader: 'reviewsByBook' },
+    ]);
+  });
+
+  it('prints the validation errors of a bad query and exits 1; exits 2 with the usage without a query', () => {
+    expect(runExplain(['{ book { nope } }'])).toEqual({
+      stdout: '',
+      stderr: '1:10 Cannot query field "nope" on type "Book".\n1:3 Field "book" argument "id" of type "ID!" is required, but it was not provided.\n',
+      code: 1,
+    });
+    expect(runExplain(['{ book('])).toMatchObject({ stdout: '', code: 1, stderr: '1:8 Syntax Error: Expected Name, found <EOF>.\n' });
+    const usage = runExplain([]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/^usage: npm run explain -- '<query>' \[--json\]/);
+    expect(runExplain([SMALL, '--bogus']).code).toBe(2);
+  });
+
+  it('runs as a command: the tree on stdout and exit 0; a bad query exits 1', async () => {
+    const run = promisify(execFile);
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/demo/explain.ts', SMALL], { cwd: process.cwd() });
+    expect(stdout).toBe(runExplain([SMALL]).stdout);
+    const failed = await run(process.execPath, ['--import', 'tsx', 'src/demo/explain.ts', '{ zzz }'], { cwd: process.cwd() }).then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toBe('1:3 Cannot query field "zzz" on type "Query".\n');
+  }, 30_000);
+});
+
+describe('explainOperation', () => {
+  it('explains variables, aliases, abstract types and named fragments, and leaves the executor’s plans alone', async () => {
+    const document = parse(`
+      query Find($text: String!, $withTitle: Boolean = true) {
+        found: search(text: $text) { __typename ...Named ... on Book { title @include(if: $withTitle) } }
+      }
+      fragment Named on Author { name }
+    `);
+    const explained = explainOperation(demoSchema, document, 'Find', { variables: { text: 'a' } });
+    if ('errors' in explained) throw new Error(explained.errors.join('\n'));
+    expect(explained.batching).toBeNull();
+    const found = explained.root.fields[0];
+    expect(found).toMatchObject({ responseName: 'found', fieldName: 'search', type: '[SearchResult!]!', list: true, listSize: 20 });
+    expect(found?.selectionSets.map(({ type, mode, why, fragments, fields }) => ({ type, mode, why, fragments, fields: fields.map((field) => `${field.responseName}:${field.kind}`) }))).toEqual([
+      { type: 'Author', mode: 'interpreted', why: 'its fields are chosen per request by @skip/@include variables', fragments: ['Named'], fields: ['__typename:typename', 'name:plainRead'] },
+      { type: 'Book', mode: 'interpreted', why: 'its fields are chosen per request by @skip/@include variables', fragments: ['... on Book'], fields: ['__typename:typename', 'title:plainRead'] },
+    ]);
+    // Executing afterwards plans afresh: the executor's Author plan has no selection sets yet from explaining.
+    const result = await execute({ schema: demoSchema, document, operationName: 'Find', variableValues: { text: 'sagan' }, contextValue: createDemoContext(createDemoData()), trace: true });
+    const trace = (result as ExecutionResult).extensions?.['trace'] as ExecutionTrace;
+    expect(trace.plan.selectionSets.map((set) => `${set.path}:${set.type}`)).toEqual([':Query', 'found:Author']);
+    expect(explainOperation(demoSchema, document, 'Find')).toMatchObject({ errors: [{ message: 'Variable "$text" of required type "String!" was not provided.' }] });
+  });
+
+  it('says why a selection set is interpreted: no plain reads', () => {
+    const schema = makeSchema({ typeDefs: 'type T { a: Int } type Query { t: T }', resolvers: { T: { a: () => 1 } } });
+    const explained = explainOperation(schema, parse('{ t { a } }'));
+    if ('errors' in explained) throw new Error('unexpected errors');
+    expect(explained.root.fields[0]?.selectionSets[0]).toMatchObject({ mode: 'interpreted', why: 'no plain reads' });
+    expect(explained.jsonWriter.generated).toBe(true);
+  });
+
+  it('predicts, from the demo’s declared loaders, the batches a traced execution sends, round by round', async () => {
+    // b3 (by a2): round 1 its author and its reviews; round 2 a2's books; round 3 the reviews of b4 (b3's are cached by then).
+    const query = '{ books(limit: 1, offset: 2) { items { averageStars author { books { title reviews { stars } } } } } }';
+    const explained = explainOperation(demoSchema, parse(query), null, { loaders: DEMO_LOADERS });
+    if ('errors' in explained) throw new Error('unexpected errors');
+    expect(explained.batching).toEqual([
+      { round: 1, loaders: [{ loader: 'reviewsByBook', paths: ['books.items.averageStars'] }, { loader: 'authorById', paths: ['books.items.author'] }] },
+      { round: 2, loaders: [{ loader: 'booksByAuthor', paths: ['books.items.author.books'] }] },
+      { round: 3, loaders: [{ loader: 'reviewsByBook', paths: ['books.items.author.books.reviews'] }] },
+    ]);
+    const result = await execute({ schema: demoSchema, document: parse(query), contextValue: createDemoContext(createDemoData()), trace: true });
+    const trace = result.extensions?.['trace'] as ExecutionTrace;
+    const roundOf = new Map(explained.batching?.flatMap((round) => round.loaders.flatMap((each) => each.paths.map((path) => [`${each.loader} ${path}`, round.round] as const))));
+    // Each real batch, by the predicted round of the fields that waited on it.
+    const observed = trace.batches.map((batch) => {
+      const rounds = new Set(batch.waiters.map((waiter) => roundOf.get(`${batch.loader} ${trace.resolvers[waiter]?.path.replace(/\.\d+/g, '')}`)));
+      expect(rounds.size).toBe(1);
+      return { round: [...rounds][0], loader: batch.loader, keys: batch.keys };
+    });
+    expect(observed).toEqual([
+      { round: 1, loader: 'reviewsByBook', keys: ['b3'] },
+      { round: 1, loader: 'authorById', keys: ['a2'] },
+      { round: 2, loader: 'booksByAuthor', keys: ['a2'] },
+      { round: 3, loader: 'reviewsByBook', keys: ['b4'] },
+    ]);
+  });
+});

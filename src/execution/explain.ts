@@ -1,0 +1,324 @@
+/**
+ * explainOperation: what the engine decides about an operation before any resolver runs, as
+ * data and as a readable tree (`npm run explain`, src/demo/explain.ts).
+ *
+ * Why: a learner reading plan.ts wants to see its decisions for a query of their own: each
+ * selection set with its type, each field with what the executor does with it (calls a resolver,
+ * reads a property and stores it as it is, or reads it and completes it the general way), the
+ * fields merged from several selections, the fragments that fed each set, which sets would run as
+ * generated code (compileFields.ts) and whether results would be written by a generated JSON
+ * writer (compileStringify.ts), and what the cost analyzer (analysis/analyze.ts) charges for each
+ * field. A trace (trace.ts) shows what one execution then did.
+ *
+ * It plans the operation afresh, on a plan of its own, so explaining never adds to or changes the
+ * plans the executor caches. Which loader a resolver loads from is in the resolver's code, so
+ * batching is explained only when the caller declares it (`loaders`): then the rounds follow the
+ * scheduler's rule (batching/scheduler.ts), one more round below each field that loads.
+ */
+import { GraphQLError, getNamedType, getNullableType, getVariableValues, isAbstractType, isListType, isNonNullType, isObjectType, validate } from 'graphql';
+import type { DocumentNode, FieldNode, GraphQLObjectType, GraphQLSchema, SelectionSetNode } from 'graphql';
+import { analyzeOperation } from '../analysis/analyze.ts';
+import type { Analysis, FieldMeasure } from '../analysis/analyze.ts';
+import { shouldInclude, typeConditionMatches } from '../language/collectFields.ts';
+import type { Fragments } from '../language/collectFields.ts';
+import { selectOperation } from '../language/selectOperation.ts';
+import { COMPILE_AFTER, whyNotCompiled } from './compileFields.ts';
+import { STRINGIFY_COMPILE_AFTER } from './compileStringify.ts';
+import { OperationPlan } from './plan.ts';
+import type { FieldPlan, SelectionPlan } from './plan.ts';
+
+/** What the executor does with a field. */
+export type FieldKind =
+  /** Calls the field's resolver (a call a trace lists). */
+  | 'resolver'
+  /** Reads the property off its parent and stores it as it is (plan.ts PlainRead): no call, no completion. */
+  | 'plainRead'
+  /** Reads the property (or calls a method of that name: the default resolver), then completes the value the general way. */
+  | 'defaultRead'
+  /** Writes the parent's type name. */
+  | 'typename';
+
+export interface ExplainedField {
+  responseName: string;
+  fieldName: string;
+  /** As written in SDL: `[Book!]!`. */
+  type: string;
+  /** Whether the value is a list (at any level). */
+  list: boolean;
+  /** Whether the field's type is Non-Null: an error here nulls the nearest nullable ancestor. */
+  nonNull: boolean;
+  kind: FieldKind;
+  /** How many selections were merged into this response name (1: none). */
+  merged: number;
+  /** The field's own cost each time it runs. */
+  weight: number;
+  /** For a list field, how many items the cost analysis assumes; null otherwise. */
+  listSize: number | null;
+  /** The field and everything beneath it, per parent object: `weight + listSize × (cost of its selection)`. */
+  cost: number;
+  /** The loader its resolver loads from, when declared (`loaders`). */
+  loader?: string;
+  /** One selection set per runtime object type (several for an interface or union); none for a leaf. */
+  selectionSets: ExplainedSelectionSet[];
+}
+
+export interface ExplainedSelectionSet {
+  /** Response names from the root, without list indices (`books.items`); '' for the root. */
+  path: string;
+  type: string;
+  /** Whether its objects are completed by generated code once it has completed COMPILE_AFTER of them. */
+  mode: 'generated' | 'interpreted';
+  /** Why that mode. */
+  why: string;
+  /** Fragments whose fields were collected into it: a named fragment's name, or `... on Type` for an inline one. */
+  fragments: string[];
+  fields: ExplainedField[];
+}
+
+/** One round of loads: the scheduler sends it when every resolver in flight waits on a load. */
+export interface BatchRound {
+  round: number;
+  /** At most one batch per loader in a round (more only past a loader's maxBatchSize). */
+  loaders: Array<{ loader: string; paths: string[] }>;
+}
+
+export interface Explanation {
+  operation: 'query' | 'mutation' | 'subscription';
+  name: string | null;
+  /** The cost analysis of the whole operation (analysis/analyze.ts). */
+  analysis: Analysis;
+  /** Whether results are written by a generated JSON writer (compileStringify.ts) when served over HTTP, and why. */
+  jsonWriter: { generated: boolean; why: string };
+  root: ExplainedSelectionSet;
+  /** The rounds of loads, when the loaders of the resolvers were declared; else null. */
+  batching: BatchRound[] | null;
+}
+
+export interface ExplainOptions {
+  /** The operation's variables (its defaults apply to those left out). */
+  variables?: Readonly<Record<string, unknown>>;
+  /**
+   * Which loader each field's resolver loads from, by `Type.field` (`{ 'Book.author': 'authorById' }`):
+   * what code alone knows. Given, the explanation includes the rounds of batches.
+   */
+  loaders?: Readonly<Record<string, string>>;
+}
+
+/** The pipeline writes results with generated code only for operations this small (server/pipeline.ts isSmall). */
+const SMALL_RESULT_FIELDS = 32;
+
+/**
+ * Explains the operation (by name, or the only one) of a document: the validation, operation-choice
+ * or variable errors when it cannot run; else its plan, cost and, with `loaders`, its batches.
+ */
+export function explainOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName?: string | null,
+  options: ExplainOptions = {},
+): Explanation | { errors: ReadonlyArray<GraphQLError> } {
+  const validationErrors = validate(schema, document);
+  if (validationErrors.length > 0) return { errors: validationErrors };
+  const selected = selectOperation(document, operationName);
+  if (selected instanceof GraphQLError) return { errors: [selected] };
+  const { operation, fragments } = selected;
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], options.variables ?? {});
+  if (coerced.errors !== undefined) return { errors: coerced.errors };
+  const variables = coerced.coerced;
+  const rootType = schema.getRootType(operation.operation);
+  if (rootType == null) return { errors: [new GraphQLError(`Schema is not configured to execute ${operation.operation} operation.`)] };
+
+  const measures = new Map<FieldNode, Map<GraphQLObjectType, FieldMeasure>>();
+  // A plan of its own: the executor's cached plans are neither made nor changed here.
+  const plan = new OperationPlan(schema, operation, fragments);
+  const explainer = new Explainer(schema, fragments, variables, measures, options.loaders ?? {});
+  let analysis: Analysis;
+  let root: ExplainedSelectionSet;
+  try {
+    analysis = analyzeOperation({
+      schema,
+      document,
+      operationName: operationName ?? null,
+      // As sent: the analysis coerces them itself.
+      variableValues: options.variables ?? {},
+      onField: (measure) => {
+        const node = measure.fieldNodes[0] as FieldNode;
+        let byType = measures.get(node);
+        if (byType === undefined) measures.set(node, (byType = new Map()));
+        byType.set(measure.parentType, measure);
+      },
+    }).analysis;
+    root = explainer.selectionSet(plan.root, '', [operation.selectionSet], true);
+  } catch (error) {
+    // Too deep to analyze, or a @skip/@include whose variable is null: what running it would answer.
+    if (error instanceof GraphQLError) return { errors: [error] };
+    throw error;
+  }
+  const rounds = options.loaders === undefined ? null : batchRounds(root, 0, []);
+  return {
+    operation: operation.operation,
+    name: operation.name?.value ?? null,
+    analysis,
+    jsonWriter: jsonWriterOf(analysis, plan.root),
+    root,
+    batching: rounds,
+  };
+}
+
+class Explainer {
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly fragments: Fragments,
+    private readonly variables: Readonly<Record<string, unknown>>,
+    private readonly measures: Map<FieldNode, Map<GraphQLObjectType, FieldMeasure>>,
+    private readonly loaders: Readonly<Record<string, string>>,
+  ) {}
+
+  selectionSet(selections: SelectionPlan, path: string, nodes: ReadonlyArray<SelectionSetNode>, isRoot: boolean): ExplainedSelectionSet {
+    const fields = selections.fieldsForVariables(this.variables);
+    let why: string | null;
+    if (isRoot) why = 'the root selection set always is';
+    else if (selections.fields === undefined) why = 'its fields are chosen per request by @skip/@include variables';
+    else why = whyNotCompiled(fields);
+    const fragments: string[] = [];
+    for (const node of nodes) this.fragmentsOf(node, selections.type, fragments);
+    return {
+      path,
+      type: selections.type.name,
+      mode: why === null ? 'generated' : 'interpreted',
+      why: why ?? `after ${COMPILE_AFTER} objects`,
+      fragments,
+      fields: fields.map((field) => this.field(field, path)),
+    };
+  }
+
+  private field(field: FieldPlan, parentPath: string): ExplainedField {
+    const path = parentPath === '' ? field.responseName : `${parentPath}.${field.responseName}`;
+    const measure = this.measures.get(field.fieldNodes[0] as FieldNode)?.get(field.parentType);
+    const loader = this.loaders[`${field.parentType.name}.${field.fieldName}`];
+    const explained: ExplainedField = {
+      responseName: field.responseName,
+      fieldName: field.fieldName,
+      type: String(field.returnType),
+      list: isListType(getNullableType(field.returnType)),
+      nonNull: isNonNullType(field.returnType),
+      kind: field.isTypename ? 'typename' : field.resolve !== undefined ? 'resolver' : field.plainRead !== null ? 'plainRead' : 'defaultRead',
+      merged: field.fieldNodes.length,
+      weight: measure?.weight ?? 0,
+      listSize: measure?.listSize ?? null,
+      cost: measure?.cost ?? 0,
+      selectionSets: [],
+    };
+    if (loader !== undefined) explained.loader = loader;
+    const named = getNamedType(field.returnType);
+    const types = isObjectType(named) ? [named] : isAbstractType(named) ? this.schema.getPossibleTypes(named) : [];
+    const nodes = field.fieldNodes.flatMap((node) => (node.selectionSet === undefined ? [] : [node.selectionSet]));
+    for (const type of types) explained.selectionSets.push(this.selectionSet(field.selectionsFor(type), path, nodes, false));
+    return explained;
+  }
+
+  /** The fragments (named and inline) that CollectFields enters for objects of `type`, in document order. */
+  private fragmentsOf(set: SelectionSetNode, type: GraphQLObjectType, found: string[]): void {
+    for (const selection of set.selections) {
+      if (selection.kind === 'Field' || !shouldInclude(this.variables, selection)) continue;
+      if (selection.kind === 'InlineFragment') {
+        if (!typeConditionMatches(this.schema, selection, type)) continue;
+        const label = selection.typeCondition === undefined ? '... (no type condition)' : `... on ${selection.typeCondition.name.value}`;
+        if (!found.includes(label)) found.push(label);
+        this.fragmentsOf(selection.selectionSet, type, found);
+      } else {
+        const name = selection.name.value;
+        const fragment = this.fragments[name];
+        if (fragment === undefined || found.includes(name) || !typeConditionMatches(this.schema, fragment, type)) continue;
+        found.push(name);
+        this.fragmentsOf(fragment.selectionSet, type, found);
+      }
+    }
+  }
+}
+
+/** The pipeline's choice (server/pipeline.ts isSmall, then compileStringify.ts), said in words. */
+function jsonWriterOf(analysis: Analysis, root: SelectionPlan): Explanation['jsonWriter'] {
+  if (analysis.nodes > 0) return { generated: false, why: 'the result has list fields: JSON.stringify writes it' };
+  if (analysis.fields > SMALL_RESULT_FIELDS) return { generated: false, why: `more than ${SMALL_RESULT_FIELDS} fields: JSON.stringify writes it` };
+  if (root.fields === undefined) return { generated: false, why: 'its fields are chosen by variables: JSON.stringify writes it' };
+  return { generated: true, why: `a small result: written by generated code after ${STRINGIFY_COMPILE_AFTER} results (results with errors or a trace by JSON.stringify)` };
+}
+
+/**
+ * The scheduler sends loads when every resolver in flight waits on one, so a field that loads is
+ * answered in the round after the nearest field above it that loads: its round is one more than
+ * the number of loading fields above it. Each round holds at most one batch per loader.
+ */
+function batchRounds(set: ExplainedSelectionSet, above: number, rounds: BatchRound[]): BatchRound[] {
+  for (const field of set.fields) {
+    const path = set.path === '' ? field.responseName : `${set.path}.${field.responseName}`;
+    let below = above;
+    if (field.loader !== undefined) {
+      below = above + 1;
+      let round = rounds.find((each) => each.round === below);
+      if (round === undefined) {
+        round = { round: below, loaders: [] };
+        rounds.push(round);
+        rounds.sort((a, b) => a.round - b.round);
+      }
+      let entry = round.loaders.find((each) => each.loader === field.loader);
+      if (entry === undefined) round.loaders.push((entry = { loader: field.loader, paths: [] }));
+      if (!entry.paths.includes(path)) entry.paths.push(path);
+    }
+    for (const child of field.selectionSets) batchRounds(child, below, rounds);
+  }
+  return rounds;
+}
+
+/** The explanation as a tree of text, for a terminal. */
+export function formatExplanation(explanation: Explanation): string {
+  const { analysis } = explanation;
+  const lines: string[] = [];
+  lines.push(`${explanation.operation} ${explanation.name ?? '(anonymous)'}`);
+  lines.push(
+    `cost ${analysis.cost} · depth ${analysis.depth} · nodes ${analysis.nodes} · fields ${analysis.fields} · aliases ${analysis.aliases} · directives ${analysis.directives}`,
+  );
+  lines.push(`JSON: ${explanation.jsonWriter.why}`);
+  lines.push('');
+  formatSet(explanation.root, '', lines);
+  lines.push('');
+  if (explanation.batching === null) {
+    lines.push('batching: not known from the document (which loader a resolver uses is in its code);');
+    lines.push('  send the request with extensions: { trace: true } to see its batches.');
+  } else if (explanation.batching.length === 0) {
+    lines.push('batching: no field loads through a loader.');
+  } else {
+    lines.push('batching: one round per level of loading fields, at most one batch per loader in a round:');
+    for (const round of explanation.batching) {
+      lines.push(`  round ${round.round}: ${round.loaders.map((each) => `${each.loader} (${each.paths.join(', ')})`).join(', ')}`);
+    }
+  }
+  lines.push('');
+  lines.push('cost of a field = weight + list size × cost of its selection, per parent object;');
+  lines.push(`a generated selection set runs as generated code once it has completed ${COMPILE_AFTER} objects.`);
+  return lines.join('\n');
+}
+
+const KIND_TEXT: Record<FieldKind, string> = {
+  resolver: 'resolver',
+  plainRead: 'plain read',
+  defaultRead: 'default read',
+  typename: 'type name',
+};
+
+function formatSet(set: ExplainedSelectionSet, prefix: string, lines: string[]): void {
+  const fragments = set.fragments.length === 0 ? '' : ` · fragments: ${set.fragments.join(', ')}`;
+  lines.push(`${prefix}${set.type} · ${set.mode === 'generated' ? `generated ${set.why}` : `interpreted: ${set.why}`}${fragments}`);
+  set.fields.forEach((field, index) => {
+    const last = index === set.fields.length - 1;
+    const name = field.responseName === field.fieldName ? field.responseName : `${field.responseName} (${field.fieldName})`;
+    const parts = [`${name}: ${field.type}`, field.loader === undefined ? KIND_TEXT[field.kind] : `${KIND_TEXT[field.kind]} (loads ${field.loader})`];
+    if (field.merged > 1) parts.push(`merged from ${field.merged} selections`);
+    if (field.listSize !== null) parts.push(`list of ${field.listSize}`);
+    parts.push(`weight ${field.weight}`, `cost ${field.cost}`);
+    lines.push(`${prefix}${last ? '└─ ' : '├─ '}${parts.join(' · ')}`);
+    const childPrefix = prefix + (last ? '   ' : '│  ');
+    for (const child of field.selectionSets) formatSet(child, childPrefix, lines);
+  });
+}

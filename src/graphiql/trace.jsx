@@ -1,0 +1,220 @@
+/**
+ * The "Trace" plugin of the GraphiQL page: asks the server to trace each operation
+ * (`extensions: { trace: true }`) and draws the last response's `extensions.trace` as a
+ * waterfall, so that one can see which resolvers waited on which batches, and for how long.
+ *
+ * The fetcher is wrapped rather than GraphiQL's response editor read back: the wrapper sees
+ * the parsed result before GraphiQL formats it, and does not depend on GraphiQL's internals.
+ * The trace format is the server's (version 1): resolvers and batches on one ns time axis,
+ * linked by index (`resolver.batches`, `batch.waiters`).
+ */
+import { useMemo, useState, useSyncExternalStore } from 'react';
+
+const STORAGE_KEY = 'graphql-engine:trace';
+/** Rows drawn at most: a large list query can make thousands of resolver calls. */
+const MAX_ROWS = 1500;
+
+// The plugin's state lives outside React: the fetcher that fills it is not a component.
+let state = { enabled: readEnabled(), last: undefined };
+const listeners = new Set();
+
+function update(changes) {
+  state = { ...state, ...changes };
+  for (const listener of listeners) listener();
+}
+
+function subscribe(listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+function readEnabled() {
+  try {
+    return localStorage.getItem(STORAGE_KEY) === 'on';
+  } catch {
+    return false;
+  }
+}
+
+function setEnabled(enabled) {
+  try {
+    localStorage.setItem(STORAGE_KEY, enabled ? 'on' : 'off');
+  } catch {
+    // Storage refused (a private window): the choice lasts as long as the page.
+  }
+  update({ enabled });
+}
+
+/** The fetcher, asking for a trace while tracing is on and keeping the one that comes back. */
+export function withTrace(fetcher) {
+  return async (params, options) => {
+    // GraphiQL's own schema fetch is not what anyone wants to trace; a subscription's stream
+    // has no single trace to draw (and a traced subscriber would not share its execution).
+    if (!state.enabled || params.operationName === 'IntrospectionQuery' || isSubscription(params, options)) return fetcher(params, options);
+    const result = await fetcher({ ...params, extensions: { ...params.extensions, trace: true } }, options);
+    if (result !== null && typeof result === 'object' && !(Symbol.asyncIterator in result)) {
+      const refusal = Array.isArray(result.errors) ? result.errors.find((error) => error?.extensions?.code === 'TRACE_NOT_ALLOWED') : undefined;
+      update({ last: { trace: result.extensions?.trace ?? null, refusal: refusal?.message ?? null } });
+    }
+    return result;
+  };
+}
+
+/** Whether the operation GraphiQL is about to run is a subscription (read from the document GraphiQL parsed). */
+export function isSubscription(params, options) {
+  const operations = (options?.documentAST?.definitions ?? []).filter((definition) => definition.kind === 'OperationDefinition');
+  const chosen = operations.length === 1 ? operations[0] : operations.find((operation) => operation.name?.value === params.operationName);
+  return chosen?.operation === 'subscription';
+}
+
+function TraceIcon() {
+  return (
+    <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round" aria-hidden="true">
+      <path d="M3 5h8M6 10h10M9 15h6M13 20h8" />
+    </svg>
+  );
+}
+
+function TracePanel() {
+  const { enabled, last } = useSyncExternalStore(subscribe, () => state);
+  let body;
+  if (last === undefined) {
+    body = <p className="engine-trace-note">{enabled ? 'Run an operation to see where its time went.' : 'Turn tracing on, then run an operation.'}</p>;
+  } else if (last.refusal !== null) {
+    body = <p className="engine-trace-note">The server refused to trace: {last.refusal}</p>;
+  } else if (last.trace === null) {
+    body = <p className="engine-trace-note">The last response had no <code>extensions.trace</code>: this server does not trace operations.</p>;
+  } else if (typeof last.trace !== 'object' || last.trace.version !== 1) {
+    body = <p className="engine-trace-note">The last response's trace is in a format this page does not know (version {String(last.trace?.version)}).</p>;
+  } else {
+    body = <TraceView trace={last.trace} />;
+  }
+  return (
+    <div className="engine-trace">
+      <div className="graphiql-doc-explorer-title">Trace</div>
+      <label className="engine-trace-toggle">
+        <input type="checkbox" checked={enabled} onChange={(event) => setEnabled(event.target.checked)} /> Trace each request
+      </label>
+      {body}
+    </div>
+  );
+}
+
+function TraceView({ trace }) {
+  const rows = useMemo(() => rowsOf(trace), [trace]);
+  // The row under the pointer, and the rows linked to it (a batch's waiters, a resolver's batches).
+  const [focus, setFocus] = useState(null);
+  const span = rows.reduce((end, row) => Math.max(end, row.start + row.duration), Math.max(1, Number(trace.durationNs) || 0));
+  const shown = rows.length > MAX_ROWS ? rows.slice(0, MAX_ROWS) : rows;
+  const related = focus === null ? null : new Set([focus.key, ...focus.links]);
+  const resolverCount = rows.filter((row) => row.kind === 'resolver').length;
+  return (
+    <>
+      <p className="engine-trace-summary">
+        {duration(Number(trace.durationNs) || 0)} · {resolverCount} resolver calls · {rows.length - resolverCount} batches
+      </p>
+      <div className="engine-trace-waterfall" onMouseLeave={() => setFocus(null)}>
+        <div className="engine-trace-row engine-trace-axis">
+          <span className="engine-trace-label" />
+          <span className="engine-trace-track">
+            {[0, 0.5, 1].map((at) => (
+              <span key={at} className="engine-trace-tick" style={{ left: `${at * 100}%` }}>
+                {duration(at * span)}
+              </span>
+            ))}
+          </span>
+        </div>
+        {shown.map((row) => (
+          <div
+            key={row.key}
+            className={`engine-trace-row engine-trace-${row.kind}${related === null ? '' : related.has(row.key) ? ' is-related' : ' is-dimmed'}`}
+            title={row.title}
+            data-kind={row.kind}
+            onMouseEnter={() => setFocus(row)}
+          >
+            <span className="engine-trace-label">
+              <bdi>{row.label}</bdi>
+            </span>
+            <span className="engine-trace-track">
+              <span
+                className="engine-trace-bar"
+                style={{ left: `${(row.start / span) * 100}%`, width: `${Math.max((row.duration / span) * 100, 0.4)}%` }}
+              />
+            </span>
+          </div>
+        ))}
+      </div>
+      {rows.length > MAX_ROWS && <p className="engine-trace-note">The first {MAX_ROWS} of {rows.length} rows, by start time.</p>}
+      {trace.plan !== undefined && (
+        <>
+          <div className="engine-trace-heading">Plan</div>
+          <pre className="engine-trace-plan">{JSON.stringify(trace.plan, null, 2)}</pre>
+        </>
+      )}
+    </>
+  );
+}
+
+/** One row per resolver call and per batch, by start time; a batch before the resolvers that start with it. */
+function rowsOf(trace) {
+  const resolvers = Array.isArray(trace.resolvers) ? trace.resolvers : [];
+  const batches = Array.isArray(trace.batches) ? trace.batches : [];
+  const rows = [];
+  resolvers.forEach((call, index) => {
+    const waitedOn = (Array.isArray(call.batches) ? call.batches : []).filter((at) => batches[at] !== undefined);
+    const start = Number(call.startNs) || 0;
+    const took = Number(call.durationNs) || 0;
+    rows.push({
+      kind: 'resolver',
+      key: `r${index}`,
+      links: waitedOn.map((at) => `b${at}`),
+      label: String(call.path ?? `${call.parentType}.${call.fieldName}`),
+      start,
+      duration: took,
+      title: [
+        String(call.path),
+        `${call.parentType}.${call.fieldName}: ${call.returnType}`,
+        `starts at ${duration(start)}, takes ${duration(took)}${call.promise ? ' (returned a promise)' : ''}`,
+        waitedOn.length > 0 ? `waited on: ${waitedOn.map((at) => `${batches[at].loader} #${at}`).join(', ')}` : '',
+      ]
+        .filter(Boolean)
+        .join('\n'),
+    });
+  });
+  batches.forEach((batch, index) => {
+    const keys = Array.isArray(batch.keys) ? batch.keys : [];
+    const waiters = (Array.isArray(batch.waiters) ? batch.waiters : []).filter((at) => resolvers[at] !== undefined);
+    const start = Number(batch.startNs) || 0;
+    const took = Number(batch.durationNs) || 0;
+    rows.push({
+      kind: 'batch',
+      key: `b${index}`,
+      links: waiters.map((at) => `r${at}`),
+      label: `${batch.loader} ×${keys.length}`,
+      start,
+      duration: took,
+      title: [
+        `batch #${index} of ${batch.loader}: ${keys.length} ${keys.length === 1 ? 'key' : 'keys'}`,
+        `keys: ${truncate(JSON.stringify(keys), 200)}`,
+        `starts at ${duration(start)}, takes ${duration(took)}`,
+        waiters.length > 0 ? `waiters: ${truncate(waiters.map((at) => resolvers[at].path).join(', '), 300)}` : '',
+      ]
+        .filter(Boolean)
+        .join('\n'),
+    });
+  });
+  return rows.sort((a, b) => a.start - b.start || (a.kind === b.kind ? 0 : a.kind === 'batch' ? -1 : 1));
+}
+
+function duration(ns) {
+  if (ns < 1_000) return `${Math.round(ns)} ns`;
+  if (ns < 1_000_000) return `${(ns / 1_000).toFixed(1)} µs`;
+  return `${(ns / 1_000_000).toFixed(2)} ms`;
+}
+
+function truncate(text, length) {
+  return text.length <= length ? text : `${text.slice(0, length - 1)}…`;
+}
+
+/** The plugin object: one, so that GraphiQL can tell it is the visible one. */
+export const tracePlugin = { title: 'Trace', icon: TraceIcon, content: TracePanel };
