@@ -3,7 +3,8 @@
  * instructions and cache misses, counted by valgrind's callgrind, where `bench:http` measures
  * time. `hello-auth` counts our server's `{ hello }` with no credential, a JWT and an API key;
  * `hello-ratelimit` with no rate limit, the memory limiter and the Redis store; `route` the
- * resource route `GET /api/v1/authors` against the same operation POSTed and sent with GET to /graphql.
+ * resource route `GET /api/v1/authors` against the same operation POSTed and sent with GET to /graphql;
+ * `hello-observability` with metrics off, on (the default), and with a request line each.
  *
  * Why: on a shared machine, time is noisy. In a bad hour the same server measures 20–30% apart
  * from one run to the next, and neighbours slow the servers unevenly, which no number of rounds
@@ -112,6 +113,18 @@ function rateLimitedRows(): Counted[] {
   ];
 }
 
+/**
+ * `hello-observability`: `{ hello }` to our server with metrics off, with the defaults (metrics
+ * counted, request lines off), and with a JSON request line each (`logLevel: 'info'`).
+ */
+function observedRows(): Counted[] {
+  return [
+    { label: 'metrics off', server: 'ours', args: ['--no-metrics'], headers: REQUEST_HEADERS },
+    { label: 'defaults (metrics on)', server: 'ours', args: [], headers: REQUEST_HEADERS },
+    { label: 'request lines (info)', server: 'ours', args: ['--log-info'], headers: REQUEST_HEADERS },
+  ];
+}
+
 /** The resource route's operation, as in bench:http's `route` scenario. */
 const ROUTE_QUERY = '{ authors { id name } }';
 
@@ -144,9 +157,10 @@ async function main(): Promise<void> {
   const authenticated = requested === 'hello-auth';
   const rateLimited = requested === 'hello-ratelimit';
   const routed = requested === 'route';
-  const scenario = routed ? { name: 'route', query: ROUTE_QUERY } : SCENARIOS.find((candidate) => candidate.name === (authenticated || rateLimited ? 'hello' : requested));
+  const observed = requested === 'hello-observability';
+  const scenario = routed ? { name: 'route', query: ROUTE_QUERY } : SCENARIOS.find((candidate) => candidate.name === (authenticated || rateLimited || observed ? 'hello' : requested));
   if (scenario === undefined) {
-    throw new TypeError(`Unknown scenario; the scenarios are: ${[...SCENARIOS.map((s) => s.name), 'hello-auth', 'hello-ratelimit', 'route'].join(', ')}.`);
+    throw new TypeError(`Unknown scenario; the scenarios are: ${[...SCENARIOS.map((s) => s.name), 'hello-auth', 'hello-ratelimit', 'hello-observability', 'route'].join(', ')}.`);
   }
   const { warmup, counted } = REQUESTS[scenario.name] as { warmup: number; counted: number };
   const body = JSON.stringify({ query: scenario.query });
@@ -159,6 +173,8 @@ async function main(): Promise<void> {
       rows = rateLimitedRows();
     } else if (routed) {
       rows = routedRows();
+    } else if (observed) {
+      rows = observedRows();
     } else {
       // The ceiling and the floor repeat our server's exact answer, as in bench:http.
       const ours = await startServer('ours');

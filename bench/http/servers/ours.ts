@@ -11,6 +11,7 @@
  * the Redis at REDIS_URL; `--rate-limit=redis-ping` is the floor of the latter (see pingStore).
  */
 import '../../production-mode.ts';
+import { openSync } from 'node:fs';
 import { apiKeyAuth, createServer, jwtAuth } from '../../../src/index.ts';
 import type { RateLimitStore } from '../../../src/ratelimit/store.ts';
 import { createBenchSchema, createDb } from '../../schema.ts';
@@ -20,6 +21,9 @@ import { announce, listen } from './serve.ts';
 
 /** `--resources`: the resource route `GET /api/v1/authors`, for the `route` scenario. */
 const withResources = process.argv.includes('--resources');
+/** `--no-metrics`: no /metrics and no per-request counting; `--log-info`: a request line each, to /dev/null. */
+const withoutMetrics = process.argv.includes('--no-metrics');
+const logInfo = process.argv.includes('--log-info');
 const rateLimitArg = process.argv.find((arg) => arg.startsWith('--rate-limit='));
 /**
  * `--rate-limit=redis-ping`: the floor of a limit shared through Redis, one round trip per
@@ -42,6 +46,8 @@ const server = createServer({
   context: () => ({ db }),
   reportCost: false,
   ...(withResources ? { resources: { version: 'v1', routes: { 'GET /authors': 'query { authors { id name } }' } } } : {}),
+  ...(withoutMetrics ? { metrics: false } : {}),
+  ...(logInfo ? { logLevel: 'info' as const, logger: { fd: openSync('/dev/null', 'w') } } : {}),
   ...(rateLimitStore === undefined
     ? {}
     : {
