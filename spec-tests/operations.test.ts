@@ -536,6 +536,25 @@ describe('request logs', () => {
     expect(line['err']).toEqual({ message: 'db password leaked', stack: expect.stringContaining('Error: db password leaked\n    at ') });
   });
 
+  it("give a masked error the request's id: its request line's, its error line's and x-request-id", async () => {
+    const server = await serve({ logLevel: 'info', production: true });
+    type Masked = { errors: Array<{ message: string; extensions: { code: string; requestId: string } }> };
+    for (const headers of [{}, { 'x-request-id': 'trace-7' }]) {
+      server.lines.length = 0;
+      const response = await postJson(server.url, { query: '{ fail }' }, 'application/json', headers);
+      const id = response.headers['x-request-id'] as string;
+      expect(id).toMatch('x-request-id' in headers ? /^trace-7$/ : GENERATED_ID);
+      const [error] = (json(response) as Masked).errors;
+      expect(error).toMatchObject({ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: id } });
+      await eventually(() => server.lines.length === 2, 1000, 'the error line and the request line');
+      const logged = server.lines.map((line) => JSON.parse(line) as { msg: string; requestId: string });
+      expect(logged.map((line) => [line.msg, line.requestId])).toEqual([
+        ['Unexpected error in a resolver: db password leaked', id],
+        ['request', id],
+      ]);
+    }
+  });
+
   it("at 'silent': nothing at all; at 'debug': probes too", async () => {
     const silent = await serve({ logLevel: 'silent', production: true });
     await postJson(silent.url, { query: '{ fail }' });

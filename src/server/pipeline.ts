@@ -182,6 +182,12 @@ export interface OperationRequest<Raw = unknown> {
   onClientGone?(callback: () => void): void;
   /** Told the operation's type and name once the document has chosen it (for request logs and metrics). */
   chosen?(type: OperationTypeNode, name: string | undefined): void;
+  /**
+   * The request's id (its request line's, and the `x-request-id` answered), read only when an
+   * unexpected error is masked: the masked error and its log entry then carry the id the
+   * request line carries. Without one, each masked error gets a new id.
+   */
+  readonly requestId?: string;
 }
 
 /** What running an operation came to. */
@@ -554,10 +560,10 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       trace: isTraced(request),
     });
     const { analysis } = ready;
-    if (!isAsyncIterable(subscribed)) return { result: finishResult(subscribed, analysis), requestError: !('data' in subscribed) };
+    if (!isAsyncIterable(subscribed)) return { result: finishResult(subscribed, analysis, request), requestError: !('data' in subscribed) };
     const stream = mapAsyncIterable(
       subscribed,
-      (result) => finishResult(result, analysis),
+      (result) => finishResult(result, analysis, request),
       () => abort.abort(new Error('The subscription ended.')),
     );
     return { stream };
@@ -583,7 +589,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     const analysis = ready.analysis;
     // A traced result is written by JSON.stringify: the generated writers are for small results.
     const writer = trace ? null : ready.writer;
-    if (!(executed instanceof Promise)) return { result: finishResult(executed, analysis), requestError: !('data' in executed), writer, rate };
+    if (!(executed instanceof Promise)) return { result: finishResult(executed, analysis, request), requestError: !('data' in executed), writer, rate };
     request.onClientGone?.(() => abort.abort(new Error('The client closed the connection.')));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<null>((resolve) => {
@@ -596,7 +602,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
         const error = codedError(`Execution timed out after ${timeoutMs} ms.`, GraphQLErrorCode.Timeout);
         return { result: { errors: [error], data: null }, requestError: false, rate };
       }
-      return { result: finishResult(result, analysis), requestError: !('data' in result), writer, rate };
+      return { result: finishResult(result, analysis, request), requestError: !('data' in result), writer, rate };
     });
   }
 
@@ -624,7 +630,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   }
 
   /** Codes on every error, unexpected errors masked in production, and the cost report. */
-  function finishResult(result: ExecutionResult, analysis: Analysis | null): ExecutionResult {
+  function finishResult(result: ExecutionResult, analysis: Analysis | null, request: OperationRequest<Raw>): ExecutionResult {
     let errors = result.errors;
     if (errors !== undefined) {
       const isVariableError = !('data' in result);
@@ -634,7 +640,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
         // carry their original's extensions); anything else thrown is a fault, hidden in production.
         const original = error.originalError;
         if (production && original != null && !(original instanceof GraphQLError)) {
-          const requestId = randomUUID();
+          const requestId = request.requestId ?? randomUUID();
           log({ level: 'error', message: `Unexpected error in a resolver: ${error.message}`, requestId, error: original ?? error });
           return new GraphQLError('Unexpected error.', {
             nodes: error.nodes,

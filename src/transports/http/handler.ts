@@ -80,6 +80,8 @@ export interface PlainRequest<Raw = unknown> {
    * request's whole time, so signals are made only when someone asks; see OperationAbort.)
    */
   onClientGone?(callback: () => void): void;
+  /** The request's id (for its request line), when the transport gives one: masked errors carry it. */
+  readonly requestId?: string;
 }
 
 export interface ResponseInit {

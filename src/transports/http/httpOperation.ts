@@ -16,6 +16,8 @@ export interface HttpRequestLike<Raw> {
   onClientGone?(callback: () => void): void;
   /** Told of the request's operation once it is known (for its request line and metrics). */
   observe?(operation: HttpOperation<Raw>): void;
+  /** The request's id, when the transport gives its requests one. */
+  readonly requestId?: string;
 }
 
 export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
@@ -55,6 +57,10 @@ export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
 
   get remoteAddress(): string | undefined {
     return this.request.remoteAddress;
+  }
+
+  get requestId(): string | undefined {
+    return this.request.requestId;
   }
 
   get forwardedFor(): string | string[] | undefined {
