@@ -738,7 +738,8 @@ describe('production mode', () => {
     expect(response.text).not.toContain('password');
     const body = json(response) as { errors: Array<{ extensions: { requestId: string } }> };
     const requestId = body.errors[0]?.extensions.requestId;
-    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    // The request's own id (a per-process prefix and a counter), as its request line would carry.
+    expect(requestId).toMatch(/^[0-9a-f]{12}-[0-9a-z]+$/);
     expect(body).toEqual({
       data: { fail: null, hello: 'Hello, world!' },
       errors: [
