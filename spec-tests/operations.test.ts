@@ -539,7 +539,7 @@ describe('request logs', () => {
   it("give a masked error the request's id: its request line's, its error line's and x-request-id", async () => {
     const server = await serve({ logLevel: 'info', production: true });
     type Masked = { errors: Array<{ message: string; extensions: { code: string; requestId: string } }> };
-    for (const headers of [{}, { 'x-request-id': 'trace-7' }]) {
+    for (const headers of [{}, { 'x-request-id': 'trace-7' }] as Array<Record<string, string>>) {
       server.lines.length = 0;
       const response = await postJson(server.url, { query: '{ fail }' }, 'application/json', headers);
       const id = response.headers['x-request-id'] as string;
