@@ -4,7 +4,9 @@
  *
  * The SDL is not copied: it is the demo's own (src/demo/librarySchema.ts), cut down to the
  * library itself (authors, books, reviews, and the queries that read them), so the two cannot
- * drift apart and a renamed type fails here at start-up. What the example leaves out
+ * drift apart and a renamed type fails here at start-up. The Date scalar, the type resolution
+ * and the relations of Author and Book (`libraryRelations`) are the demo's too: the same
+ * resolvers over other loaders, whose batch functions are SQL here and array scans there. What the example leaves out
  * (subscriptions, mutations, webhooks, search) is about events, not about a database.
  *
  * Every relation goes through a loader made for the request, so a nested query sends one
@@ -12,10 +14,10 @@
  * parameter only so the benchmark can put DataLoader, or no batching at all, in front of the
  * same SQL; the example itself always uses our BatchLoader.
  */
-import { GraphQLError, GraphQLScalarType, Kind, parse, print } from 'graphql';
+import { GraphQLError, Kind, parse, print } from 'graphql';
 import type { DefinitionNode, ObjectTypeDefinitionNode } from 'graphql';
 import { BatchLoader, makeSchema } from '../../src/index.ts';
-import { DEMO_ROLES, demoTypeDefs } from '../../src/demo/librarySchema.ts';
+import { DEMO_ROLES, DateScalar, demoTypeDefs, libraryRelations, typeOf } from '../../src/demo/librarySchema.ts';
 import type { AuthorRow, BookPageArgs, BookRow, ReviewRow, Store } from './database.ts';
 
 /** The demo's types the example serves, and the Query fields that read them. */
@@ -70,28 +72,7 @@ export function createLibraryContext(store: Store, Loader: LoaderClass = BatchLo
   return { store, loaders: createLoaders(store, Loader) };
 }
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
-/** The demo's Date: a calendar day as YYYY-MM-DD text, which is how the store reads dates. */
-const DateScalar = new GraphQLScalarType({
-  name: 'Date',
-  serialize: (value) => {
-    if (typeof value === 'string' && DAY.test(value)) return value;
-    throw new GraphQLError(`Date cannot represent ${JSON.stringify(value)}.`);
-  },
-  parseValue: (value) => {
-    if (typeof value === 'string' && DAY.test(value)) return value;
-    throw new GraphQLError(`Date must be a string like "2024-01-31", got ${JSON.stringify(value)}.`);
-  },
-  parseLiteral: (node) => {
-    if (node.kind === Kind.STRING && DAY.test(node.value)) return node.value;
-    throw new GraphQLError('Date must be a string like "2024-01-31".', { nodes: node });
-  },
-});
-
 const badInput = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
-
-const typeOf = (row: object) => ('title' in row ? 'Book' : 'stars' in row ? 'Review' : 'Author');
 
 type Parent = unknown;
 
@@ -123,18 +104,7 @@ export const librarySchema = makeSchema({
       items: (page: BookPageArgs, _: unknown, { store }: LibraryContext) => store.bookPage(page),
       total: (page: BookPageArgs, _: unknown, { store }: LibraryContext) => store.bookCount(page),
     },
-    Author: {
-      books: (author: AuthorRow, _: unknown, { loaders }: LibraryContext) => loaders.booksByAuthor.load(author.id),
-    },
-    Book: {
-      author: (book: BookRow, _: unknown, { loaders }: LibraryContext) => loaders.authorById.load(book.authorId),
-      reviews: (book: BookRow, _: unknown, { loaders }: LibraryContext) => loaders.reviewsByBook.load(book.id),
-      // The same loader and key as `reviews`: a book asking for both still sends one statement.
-      averageStars: async (book: BookRow, _: unknown, { loaders }: LibraryContext) => {
-        const reviews = (await loaders.reviewsByBook.load(book.id)) ?? [];
-        return reviews.length === 0 ? null : reviews.reduce((sum, review) => sum + review.stars, 0) / reviews.length;
-      },
-    },
+    ...libraryRelations,
     Review: {
       book: (review: ReviewRow, _: unknown, { loaders }: LibraryContext) => loaders.bookById.load(review.bookId),
     },

@@ -260,7 +260,8 @@ export const DEMO_ROLES = { admin: ['editor'], editor: ['reader'], reader: [] };
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-const DateScalar = new GraphQLScalarType({
+/** The library's Date: a calendar day as YYYY-MM-DD text (a Date object is written as one too). */
+export const DateScalar = new GraphQLScalarType({
   name: 'Date',
   serialize: (value) => {
     if (typeof value === 'string' && DAY.test(value)) return value;
@@ -288,7 +289,34 @@ async function webhooksOf<T>(data: DemoData, operation: (webhooks: Webhooks) => 
   }
 }
 
-const typeOf = (row: object) => ('title' in row ? 'Book' : 'stars' in row ? 'Review' : 'Author');
+/** Which of the library's types a row is, by the fields only it has. */
+export const typeOf = (row: object) => ('title' in row ? 'Book' : 'stars' in row ? 'Review' : 'Author');
+
+/** What the library's object resolvers ask of a request's loaders, whatever store is behind them. */
+export interface LibraryLoaders {
+  readonly authorById: { load(id: string): Promise<unknown> };
+  readonly booksByAuthor: { load(id: string): Promise<unknown> };
+  readonly reviewsByBook: { load(id: string): Promise<ReadonlyArray<{ readonly stars: number }> | null> };
+}
+
+/**
+ * The relations of Author and Book, each through the request's loaders: the same resolvers
+ * serve the demo's arrays and examples/postgres's SQL, only the loaders' batch functions differ.
+ */
+export const libraryRelations = {
+  Author: {
+    books: (author: { id: string }, _: unknown, { loaders }: { loaders: LibraryLoaders }) => loaders.booksByAuthor.load(author.id),
+  },
+  Book: {
+    author: (book: { authorId: string }, _: unknown, { loaders }: { loaders: LibraryLoaders }) => loaders.authorById.load(book.authorId),
+    reviews: (book: { id: string }, _: unknown, { loaders }: { loaders: LibraryLoaders }) => loaders.reviewsByBook.load(book.id),
+    // The same loader and key as `reviews`: a book asking for both still makes one load.
+    averageStars: async (book: { id: string }, _: unknown, { loaders }: { loaders: LibraryLoaders }) => {
+      const reviews = (await loaders.reviewsByBook.load(book.id)) ?? [];
+      return reviews.length === 0 ? null : reviews.reduce((sum, review) => sum + review.stars, 0) / reviews.length;
+    },
+  },
+};
 
 export const demoSchema = makeSchema({
   typeDefs: demoTypeDefs,
@@ -357,17 +385,7 @@ export const demoSchema = makeSchema({
         dataRoundTrips: data.roundTrips,
       }),
     },
-    Author: {
-      books: (author: AuthorRow, _: unknown, { loaders }: DemoContext) => loaders.booksByAuthor.load(author.id),
-    },
-    Book: {
-      author: (book: BookRow, _: unknown, { loaders }: DemoContext) => loaders.authorById.load(book.authorId),
-      reviews: (book: BookRow, _: unknown, { loaders }: DemoContext) => loaders.reviewsByBook.load(book.id),
-      averageStars: async (book: BookRow, _: unknown, { loaders }: DemoContext) => {
-        const reviews = (await loaders.reviewsByBook.load(book.id)) ?? [];
-        return reviews.length === 0 ? null : reviews.reduce((sum, review) => sum + review.stars, 0) / reviews.length;
-      },
-    },
+    ...libraryRelations,
     Review: {
       book: (review: ReviewRow, _: unknown, { data }: DemoContext) => data.books.find((book) => book.id === review.bookId),
     },
