@@ -4,7 +4,7 @@
  * are new strings with the same text) never answers with a value the cache no longer holds.
  */
 import { describe, expect, it } from 'vitest';
-import { LruCache } from '../src/jsutils/lruCache.ts';
+import { LruCache, memoizeText } from '../src/jsutils/lruCache.ts';
 
 /** The same text as a different string object, as a request's body or header would be. */
 const fresh = (text: string) => (' ' + text).slice(1);
@@ -54,5 +54,24 @@ describe('LruCache', () => {
     expect(cache.get('a')).toBeUndefined();
     expect(cache.size).toBe(0);
     expect(() => new LruCache(1.5)).toThrow('LruCache: capacity must be a whole number of entries, 0 or more, got 1.5.');
+  });
+});
+
+describe('memoizeText', () => {
+  it('works a text out once while it is used, null and false included, and again once forgotten', () => {
+    const calls: string[] = [];
+    const verdict = memoizeText((text: string) => {
+      calls.push(text);
+      return text === 'none' ? null : text === 'no' ? false : text.length;
+    }, 2);
+    for (const text of ['none', 'no', 'none', 'no', 'abc']) verdict(text);
+    expect([verdict('none'), verdict('no'), verdict('abc')]).toEqual([null, false, 3]);
+    expect(calls).toEqual(['none', 'no', 'abc']);
+    // Two more texts push the first three out of both generations.
+    verdict('x');
+    verdict('yy');
+    verdict('zzz');
+    expect(verdict('none')).toBeNull();
+    expect(calls).toEqual(['none', 'no', 'abc', 'x', 'yy', 'zzz', 'none']);
   });
 });

@@ -61,3 +61,20 @@ export class LruCache<K, V> {
     return this.young.size + this.old.size;
   }
 }
+
+/**
+ * A pure function of a short text (a header value), remembered for the texts last used: clients
+ * send few distinct values again and again, and each is worked out once. `compute` must not
+ * return undefined (it would read as "not remembered").
+ */
+export function memoizeText<V>(compute: (text: string) => V, capacity = 256): (text: string) => V {
+  const cache = new LruCache<string, V>(capacity);
+  return (text) => {
+    let value = cache.get(text);
+    if (value === undefined) {
+      value = compute(text);
+      cache.set(text, value);
+    }
+    return value;
+  };
+}

@@ -54,7 +54,7 @@ import type { CsrfPreventionOptions } from '../../security/csrf.ts';
 import type { Identity } from '../../security/identity.ts';
 import { rateLimitHeader } from '../../ratelimit/rateLimiter.ts';
 import type { RateRefusal, RateStanding } from '../../ratelimit/rateLimiter.ts';
-import { LruCache } from '../../jsutils/lruCache.ts';
+import { LruCache, memoizeText } from '../../jsutils/lruCache.ts';
 import { stringifySmall } from '../../jsutils/stringifySmall.ts';
 
 export type { MaybePromise, LogEntry, OperationScope } from '../../server/pipeline.ts';
@@ -429,19 +429,10 @@ function graphqlFailure(mediaType: string, error: GraphQLError): HandlerResponse
  * `text/event-stream` listed before any JSON type means Server-Sent Events.
  */
 function negotiate(accept: string | undefined): string | null {
-  if (accept === undefined) return JSON_RESPONSE;
-  let negotiated = negotiatedByAccept.get(accept);
-  if (negotiated === undefined) {
-    negotiated = negotiateUncached(accept);
-    negotiatedByAccept.set(accept, negotiated);
-  }
-  return negotiated;
+  return accept === undefined ? JSON_RESPONSE : negotiateText(accept);
 }
 
-/** Clients send few distinct Accept headers: each is read once. */
-const negotiatedByAccept = new LruCache<string, string | null>(256);
-
-function negotiateUncached(accept: string): string | null {
+const negotiateText = memoizeText((accept: string): string | null => {
   if (accept.trim() === '') return JSON_RESPONSE;
   let json = false;
   let wildcard = false;
@@ -456,21 +447,14 @@ function negotiateUncached(accept: string): string | null {
     else if (type === '*/*' || type === 'application/*') wildcard = true;
   }
   return json || wildcard ? JSON_RESPONSE : null;
-}
+});
 
 /** POST bodies are JSON in UTF-8; null when acceptable, else why not (by header value, remembered). */
 function checkContentType(contentType: string | undefined): string | null {
-  if (contentType === undefined) return checkContentTypeUncached(undefined);
-  let verdict = contentTypeVerdicts.get(contentType);
-  if (verdict === undefined) {
-    verdict = checkContentTypeUncached(contentType) ?? '';
-    contentTypeVerdicts.set(contentType, verdict);
-  }
-  return verdict === '' ? null : verdict;
+  return contentType === undefined ? checkContentTypeUncached(undefined) : contentTypeVerdict(contentType);
 }
 
-/** Verdicts by header value ('' for acceptable). */
-const contentTypeVerdicts = new LruCache<string, string>(256);
+const contentTypeVerdict = memoizeText(checkContentTypeUncached);
 
 function checkContentTypeUncached(contentType: string | undefined): string | null {
   if (contentType === undefined || contentType.trim() === '') {

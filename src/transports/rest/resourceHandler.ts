@@ -23,7 +23,7 @@ import type { KnownRequest, OperationOutcome, OperationPipeline, RequestParams }
 import { AuthError } from '../../security/authError.ts';
 import type { Identity } from '../../security/identity.ts';
 import { EtagMemo, addRateHeaders, etagOf, headerOf, matchesEtag } from '../http/headers.ts';
-import { LruCache } from '../../jsutils/lruCache.ts';
+import { LruCache, memoizeText } from '../../jsutils/lruCache.ts';
 import { SMALL_REQUEST } from '../../server/pipeline.ts';
 import { HttpOperation } from '../http/httpOperation.ts';
 import { openApiDocument } from './openApi.ts';
@@ -399,18 +399,10 @@ function failure(status: number, code: string, message: string, headers: Record<
 
 /** Whether Accept allows JSON; clients send few distinct Accept headers, each read once. */
 function acceptsJson(accept: string | undefined): boolean {
-  if (accept === undefined) return true;
-  let verdict = acceptVerdicts.get(accept);
-  if (verdict === undefined) {
-    verdict = acceptsJsonUncached(accept);
-    acceptVerdicts.set(accept, verdict);
-  }
-  return verdict;
+  return accept === undefined || acceptsJsonText(accept);
 }
 
-const acceptVerdicts = new LruCache<string, boolean>(256);
-
-function acceptsJsonUncached(accept: string): boolean {
+const acceptsJsonText = memoizeText((accept: string): boolean => {
   if (accept.trim() === '') return true;
   return accept.split(',').some((part) => {
     const [type = '', ...parameters] = part.split(';');
@@ -419,7 +411,7 @@ function acceptsJsonUncached(accept: string): boolean {
     const media = type.trim().toLowerCase();
     return media === 'application/json' || media === 'application/*' || media === '*/*';
   });
-}
+});
 
 
 
