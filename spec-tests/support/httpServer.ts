@@ -109,17 +109,7 @@ export function testSchema(probe: Probe): GraphQLSchema {
           const signal = context.signal;
           if (signal === undefined) throw new Error('Query.wait needs context.signal.');
           probe.waitStarted(signal);
-          return new Promise<string>((resolve, reject) => {
-            const timer = setTimeout(() => resolve(`waited ${ms} ms`), ms);
-            signal.addEventListener(
-              'abort',
-              () => {
-                clearTimeout(timer);
-                reject(signal.reason);
-              },
-              { once: true },
-            );
-          });
+          return delayUnlessAborted(ms, signal, `waited ${ms} ms`);
         },
         fail: () => {
           probe.calls.push('Query.fail');
@@ -252,6 +242,8 @@ export interface SendOptions {
   timeoutMs?: number;
   /** For https: options of the TLS connection (ca, minVersion, maxVersion, ...). */
   tls?: https.RequestOptions;
+  /** The path and query sent byte for byte instead of the URL's (which URL parsing normalizes: dot segments, escapes). */
+  rawPath?: string;
 }
 
 export interface SentResponse {
@@ -273,6 +265,7 @@ export function send(url: string, options: SendOptions = {}): Promise<SentRespon
       method: options.method ?? 'GET',
       headers: options.headers ?? {},
       agent: false,
+      ...(options.rawPath === undefined ? {} : { path: options.rawPath }),
       ...options.tls,
     });
     const deadline = setTimeout(() => {
@@ -299,6 +292,21 @@ export function send(url: string, options: SendOptions = {}): Promise<SentRespon
     // A server may answer (413, 415) and close before it has read the whole body; the response
     // is what the test wants, so a write that fails after it must not fail the request.
     request.end(options.body);
+  });
+}
+
+/** Resolves with `value` after `ms`, unless `signal` aborts first: then rejects with its reason (a resolver that honours the request's signal). */
+export function delayUnlessAborted<T>(ms: number, signal: AbortSignal, value: T): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => resolve(value), ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }
 

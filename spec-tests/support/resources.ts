@@ -8,8 +8,6 @@
  * `%2e%2e` and `%2f` reach the server as written), on a fresh connection, with a deadline.
  */
 import { createHash } from 'node:crypto';
-import http from 'node:http';
-import type { IncomingHttpHeaders } from 'node:http';
 import { createServer } from '../../src/index.ts';
 import type { GraphQLServer, ServerOptions } from '../../src/index.ts';
 import { demoSecurity } from '../../src/demo/config.ts';
@@ -17,7 +15,8 @@ import { createDemoContext, createDemoData, demoSchema } from '../../src/demo/li
 import type { DemoData } from '../../src/demo/librarySchema.ts';
 import { DEMO_RESOURCES } from '../../src/demo/resources.ts';
 import type { ResourcesOptions } from '../../src/transports/rest/resourceHandler.ts';
-import { closeNow, listenOnLoopback } from './httpServer.ts';
+import { closeNow, listenOnLoopback, send } from './httpServer.ts';
+import type { SentResponse } from './httpServer.ts';
 
 export interface ResourceServer {
   /** `http://127.0.0.1:<port>` */
@@ -80,11 +79,7 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-export interface CallResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-}
+export type CallResponse = Pick<SentResponse, 'status' | 'headers' | 'text'>;
 
 /** One request, the path sent byte for byte as given. */
 export function call(port: number, method: string, path: string, options: CallOptions = {}): Promise<CallResponse> {
@@ -97,28 +92,7 @@ export function call(port: number, method: string, path: string, options: CallOp
   // Node's client declares no length for a body of GET, HEAD, DELETE or OPTIONS by itself, and
   // the bytes would then be read as the next request: the length is always declared.
   if (body !== undefined && headers['transfer-encoding'] === undefined) headers['content-length'] ??= String(Buffer.byteLength(body));
-  const timeoutMs = options.timeoutMs ?? 5000;
-  return new Promise((resolve, reject) => {
-    const request = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false });
-    const deadline = setTimeout(() => request.destroy(new Error(`No complete response to ${method} ${path} within ${timeoutMs} ms.`)), timeoutMs);
-    request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('error', (error) => {
-        clearTimeout(deadline);
-        reject(error);
-      });
-      response.on('end', () => {
-        clearTimeout(deadline);
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') });
-      });
-    });
-    request.on('error', (error) => {
-      clearTimeout(deadline);
-      reject(error);
-    });
-    request.end(body);
-  });
+  return send(`http://127.0.0.1:${port}/`, { method, headers, body, timeoutMs: options.timeoutMs, rawPath: path });
 }
 
 /** The body parsed as JSON (the test fails with the text when it is not JSON). */

@@ -7,6 +7,7 @@
 import { GraphQLError } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
 import { makeSchema } from '../../src/index.ts';
+import { delayUnlessAborted } from './httpServer.ts';
 
 const TYPE_DEFS = /* GraphQL */ `
   type Thing {
@@ -76,19 +77,7 @@ export function thingsSchema(store: ThingStore): GraphQLSchema {
           if (code === 'plain') throw new Error(PLAIN_ERROR_MESSAGE);
           throw new GraphQLError(`failed with ${code}`, { extensions: { code } });
         },
-        slow: (_: unknown, { ms }: { ms: number }, context: { signal: AbortSignal }) =>
-          new Promise((resolve, reject) => {
-            const signal = context.signal;
-            const timer = setTimeout(() => resolve({ id: 'slow', name: `after ${ms} ms` }), ms);
-            signal.addEventListener(
-              'abort',
-              () => {
-                clearTimeout(timer);
-                reject(signal.reason);
-              },
-              { once: true },
-            );
-          }),
+        slow: (_: unknown, { ms }: { ms: number }, context: { signal: AbortSignal }) => delayUnlessAborted(ms, context.signal, { id: 'slow', name: `after ${ms} ms` }),
         echo: (_: unknown, args: Record<string, unknown>) => JSON.stringify(args),
       },
       Mutation: {
