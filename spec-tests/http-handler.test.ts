@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createHandler, makeSchema } from '../src/index.ts';
+import { mediaRanges } from '../src/transports/http/headers.ts';
 import type { HandlerOptions, HandlerResponse, OperationScope, PlainRequest } from '../src/index.ts';
 import { jsonSyntaxMessage } from './support/httpServer.ts';
 
@@ -488,5 +489,16 @@ describe('createHandler: batches', () => {
       JSON.stringify({ errors: [{ message: 'The batch is empty.', extensions: { code: 'BAD_REQUEST' } }] }),
       { status: 400, headers: { 'content-type': GRAPHQL_RESPONSE } },
     ]);
+  });
+});
+
+describe('mediaRanges: one reading of Accept for every negotiation', () => {
+  it('keeps the order, lower-cases types, reads q (1 when absent or not a number) and leaves out q=0', () => {
+    expect(mediaRanges(' Text/HTML ;q=0.8, application/json;Q=0, */*;q=x,application/graphql-response+json')).toEqual([
+      { type: 'text/html', q: 0.8 },
+      { type: '*/*', q: 1 },
+      { type: 'application/graphql-response+json', q: 1 },
+    ]);
+    expect(mediaRanges('')).toEqual([{ type: '', q: 1 }]);
   });
 });

@@ -93,8 +93,8 @@ export class ServerMetrics {
     }
   }
 
-  /** Counts one error by its code, as a transport that writes no body we read (WebSocket) may tell it. */
-  countError(code: unknown): void {
+  /** Counts one error by its code (at most MAX_ERROR_CODES codes, the rest as OTHER). */
+  private countError(code: unknown): void {
     let label = typeof code === 'string' && code !== '' ? code : 'UNKNOWN';
     let count = this.errors.get(label);
     if (count === undefined) {

@@ -22,8 +22,8 @@ import { HttpErrorCode, httpErrorBody } from '../../server/errors.ts';
 import type { HttpError } from '../../server/errors.ts';
 import type { MaybePromise } from '../../server/pipeline.ts';
 import type { HandlerResponse, PlainRequest } from './handler.ts';
-import { etagOf, headerOf, matchesEtag } from './headers.ts';
-import { LruCache } from '../../jsutils/lruCache.ts';
+import { etagOf, headerOf, matchesEtag, mediaRanges } from './headers.ts';
+import { memoizeText } from '../../jsutils/lruCache.ts';
 
 export interface GraphiqlOptions {
   /** The page's title (default `GraphiQL`). */
@@ -307,25 +307,15 @@ function scriptJson(value: unknown): string {
  * A tie goes to JSON, so that a client listing both equally still gets the API.
  */
 function prefersHtml(accept: string | undefined): boolean {
-  if (accept === undefined) return false;
-  let verdict = htmlPreferred.get(accept);
-  if (verdict === undefined) {
-    let html = 0;
-    let api = 0;
-    for (const part of accept.split(',')) {
-      const [rawType = '', ...parameters] = part.split(';');
-      const type = rawType.trim().toLowerCase();
-      const q = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.toLowerCase().startsWith('q='));
-      const quality = q === undefined ? 1 : Number(q.slice(2));
-      if (!(quality > 0)) continue;
-      if (type === 'text/html' || type === 'application/xhtml+xml') html = Math.max(html, quality);
-      else if (type === 'application/json' || type === 'application/graphql-response+json' || type === 'text/event-stream') api = Math.max(api, quality);
-    }
-    verdict = html > api;
-    htmlPreferred.set(accept, verdict);
-  }
-  return verdict;
+  return accept !== undefined && htmlPreferred(accept);
 }
 
-/** Clients send few distinct Accept headers: each is read once. */
-const htmlPreferred = new LruCache<string, boolean>(256);
+const htmlPreferred = memoizeText((accept: string): boolean => {
+  let html = 0;
+  let api = 0;
+  for (const { type, q } of mediaRanges(accept)) {
+    if (type === 'text/html' || type === 'application/xhtml+xml') html = Math.max(html, q);
+    else if (type === 'application/json' || type === 'application/graphql-response+json' || type === 'text/event-stream') api = Math.max(api, q);
+  }
+  return html > api;
+});

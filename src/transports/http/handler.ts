@@ -42,7 +42,7 @@ import type {
 import { EventStream } from './eventStream.ts';
 import { createGraphiql } from './graphiql.ts';
 import type { GraphiqlOptions } from './graphiql.ts';
-import { EtagMemo, addRateHeaders, etagOf, headerOf, matchesEtag } from './headers.ts';
+import { EtagMemo, addRateHeaders, etagOf, headerOf, matchesEtag, mediaRanges } from './headers.ts';
 import { HttpOperation } from './httpOperation.ts';
 import { createResourceHandler } from '../rest/resourceHandler.ts';
 import type { ResourcesOptions } from '../rest/resourceHandler.ts';
@@ -436,11 +436,7 @@ const negotiateText = memoizeText((accept: string): string | null => {
   if (accept.trim() === '') return JSON_RESPONSE;
   let json = false;
   let wildcard = false;
-  for (const part of accept.split(',')) {
-    const [rawType = '', ...parameters] = part.split(';');
-    const type = rawType.trim().toLowerCase();
-    const q = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith('q='));
-    if (q !== undefined && Number(q.slice(2)) === 0) continue;
+  for (const { type } of mediaRanges(accept)) {
     if (type === 'text/event-stream' && !json) return EVENT_STREAM;
     if (type === 'application/graphql-response+json') return GRAPHQL_RESPONSE;
     if (type === 'application/json') json = true;

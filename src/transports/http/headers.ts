@@ -12,6 +12,28 @@ export function headerOf(headers: Readonly<Record<string, string | string[] | un
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/** A media range of an Accept header: its type, lower-cased, and its quality. */
+export interface MediaRange {
+  readonly type: string;
+  readonly q: number;
+}
+
+/**
+ * An Accept header's media ranges in their order, each with its quality (1 when it has none or
+ * one that is not a number); those with q=0, which refuse their type, are left out. One reading
+ * of the header for every negotiation (the GraphQL endpoint's, the resource routes', GraphiQL's).
+ */
+export function mediaRanges(accept: string): MediaRange[] {
+  const ranges: MediaRange[] = [];
+  for (const part of accept.split(',')) {
+    const [type = '', ...parameters] = part.split(';');
+    const quality = parameters.map((parameter) => parameter.trim().toLowerCase()).find((parameter) => parameter.startsWith('q='));
+    const q = quality === undefined || Number.isNaN(Number(quality.slice(2))) ? 1 : Number(quality.slice(2));
+    if (q > 0) ranges.push({ type: type.trim().toLowerCase(), q });
+  }
+  return ranges;
+}
+
 /** A strong entity tag for a body: its SHA-1 (one-shot, no hash object made). */
 export function etagOf(body: string): string {
   return `"${hash('sha1', body, 'base64url')}"`;

@@ -22,7 +22,7 @@ import type { Limits } from '../../analysis/limits.ts';
 import type { KnownRequest, OperationOutcome, OperationPipeline, RequestParams } from '../../server/pipeline.ts';
 import { AuthError } from '../../security/authError.ts';
 import type { Identity } from '../../security/identity.ts';
-import { EtagMemo, addRateHeaders, etagOf, headerOf, matchesEtag } from '../http/headers.ts';
+import { EtagMemo, addRateHeaders, etagOf, headerOf, matchesEtag, mediaRanges } from '../http/headers.ts';
 import { LruCache, memoizeText } from '../../jsutils/lruCache.ts';
 import { SMALL_REQUEST } from '../../server/pipeline.ts';
 import { HttpOperation } from '../http/httpOperation.ts';
@@ -404,16 +404,8 @@ function acceptsJson(accept: string | undefined): boolean {
 
 const acceptsJsonText = memoizeText((accept: string): boolean => {
   if (accept.trim() === '') return true;
-  return accept.split(',').some((part) => {
-    const [type = '', ...parameters] = part.split(';');
-    const q = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith('q='));
-    if (q !== undefined && Number(q.slice(2)) === 0) return false;
-    const media = type.trim().toLowerCase();
-    return media === 'application/json' || media === 'application/*' || media === '*/*';
-  });
+  return mediaRanges(accept).some(({ type }) => type === 'application/json' || type === 'application/*' || type === '*/*');
 });
-
-
 
 /**
  * What reading a request to a route came to (without the request itself, which its steps pass
