@@ -100,10 +100,11 @@ describe('demoSecurity: rate limits from the environment', () => {
     expect(() => demoSecurity({ TRUST_PROXY: value })).toThrow(new TypeError(`TRUST_PROXY must be a whole number, got "${value}".`));
   });
 
-  it('gives createServer settings it accepts', () => {
+  it('gives createServer settings it accepts', async () => {
     const security = demoSecurity({ RATE_LIMIT_PER_MINUTE: '600', COST_LIMIT_PER_MINUTE: '5000', TRUST_PROXY: '2' });
-    const server = createServer({ schema: demoSchema, ...security });
-    return server.shutdown();
+    let server: ReturnType<typeof createServer> | undefined;
+    expect(() => (server = createServer({ schema: demoSchema, ...security }))).not.toThrow();
+    await expect((server as ReturnType<typeof createServer>).shutdown()).resolves.toBeUndefined();
   });
 });
 

@@ -352,7 +352,24 @@ describe('RedisStore: options', () => {
   });
 
   it('accepts redis:// and rediss:// urls without connecting', async () => {
-    for (const url of ['redis://127.0.0.1:6379', 'rediss://user:secret@redis.example:6380/2']) await new RedisStore({ url }).close();
+    // A listener that counts connections stands where the store would connect.
+    let connections = 0;
+    const listener = net.createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as net.AddressInfo).port;
+    try {
+      for (const url of [`redis://127.0.0.1:${port}`, `rediss://user:secret@127.0.0.1:${port}/2`]) {
+        const store = new RedisStore({ url });
+        await sleep(50);
+        await expect(store.close()).resolves.toBeUndefined();
+      }
+      expect(connections).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+    }
   });
 
   it('rejects a charge within timeoutMs (and a margin) when nothing listens at its port', async () => {
