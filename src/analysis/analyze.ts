@@ -25,7 +25,6 @@
 import {
   Kind,
   getNamedType,
-  getVariableValues,
   isCompositeType,
   isInputObjectType,
   isListType,
@@ -45,8 +44,11 @@ import type {
   InlineFragmentNode,
   SelectionSetNode,
   ValueNode,
+  VariableDefinitionNode,
 } from 'graphql';
 import { shouldInclude, typeConditionMatches } from '../language/collectFields.ts';
+import { coerceVariableValues, noVariables, valuesOf } from '../language/graphqlCompat.ts';
+import type { VariableValues } from '../language/graphqlCompat.ts';
 import { fieldDefinition } from '../language/fieldDefinition.ts';
 import { selectOperation } from '../language/selectOperation.ts';
 import type { Fragments } from '../language/selectOperation.ts';
@@ -133,8 +135,8 @@ export function analyzeOperation(args: AnalyzeArgs): OperationAnalysis {
   if (nesting > MAX_ANALYZED_NESTING) throw new DocumentTooDeepError(nesting);
   // Variables decide @skip/@include and slicing arguments. Values that do not coerce are left
   // out (their defaults apply); execution will reject them anyway.
-  const coerced = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
-  const variables = coerced.coerced ?? defaultsOnly(args, operation.variableDefinitions ?? []);
+  const coerced = coerceVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
+  const variables = coerced.variables ?? defaultsOnly(args, operation.variableDefinitions ?? []);
   const analyzer = new Analyzer(args.schema, fragments, variables, args.defaultListSize ?? DEFAULT_LIST_SIZE, args.introspection ?? 'count', args.onField);
   const rootType = args.schema.getRootType(operation.operation);
   const measure = rootType ? analyzer.measureGroup([operation.selectionSet], rootType, null) : ZERO;
@@ -208,9 +210,9 @@ function cyclicFragments(fragments: Fragments): Set<string> {
   return cyclic;
 }
 
-function defaultsOnly(args: AnalyzeArgs, definitions: ReadonlyArray<{ variable: { name: { value: string } } }>) {
-  const onlyDefaults = getVariableValues(args.schema, definitions as never, {});
-  return onlyDefaults.coerced ?? {};
+function defaultsOnly(args: AnalyzeArgs, definitions: ReadonlyArray<VariableDefinitionNode>): VariableValues {
+  const onlyDefaults = coerceVariableValues(args.schema, definitions, {});
+  return onlyDefaults.variables ?? noVariables();
 }
 
 /** Execution-shaped measures of a selection: what its resolvers would cost. */
@@ -239,14 +241,20 @@ class Analyzer {
   private readonly inProgress = new Set<string>();
   private readonly fragmentCounts = new Map<string, Counts | null>();
 
+  /** The coerced variables by name: what slicing arguments and input weights read. */
+  private readonly variables: Readonly<Record<string, unknown>>;
+
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly fragments: Fragments,
-    private readonly variables: Readonly<Record<string, unknown>>,
+    /** The coerced variables as the installed graphql holds them: what `@skip`/`@include` read. */
+    private readonly variableValues: VariableValues,
     private readonly defaultListSize: number,
     private readonly introspection: 'count' | 'ignore' | 'uncosted',
     private readonly onField: ((measure: FieldMeasure) => void) | undefined = undefined,
-  ) {}
+  ) {
+    this.variables = valuesOf(variableValues);
+  }
 
   /**
    * The measure of a group of selection sets (the sub-selections of fields merged under one
@@ -472,7 +480,7 @@ class Analyzer {
   private included(node: FieldNode | FragmentSpreadNode | InlineFragmentNode): boolean {
     if (node.directives === undefined || node.directives.length === 0) return true;
     try {
-      return shouldInclude(this.variables, node);
+      return shouldInclude(this.variableValues, node);
     } catch {
       return true;
     }

@@ -28,7 +28,7 @@
  * first nullable position. One error is reported per position, and none from inside a position
  * already nulled (the rule graphql-js 16.15 follows).
  */
-import { GraphQLError, assertValidSchema, getArgumentValues, getVariableValues, isObjectType, locatedError } from 'graphql';
+import { GraphQLError, assertValidSchema, isObjectType, locatedError } from 'graphql';
 import type {
   DocumentNode,
   ExecutionArgs,
@@ -60,6 +60,19 @@ import { isPlainArray } from '../jsutils/isPlainArray.ts';
 import { COMPILE_AFTER, compileFields } from './compileFields.ts';
 import type { CompilerRuntime } from './compileFields.ts';
 import { ExecutionTracer } from './trace.ts';
+import { ExecutionSignals } from './executionSignals.ts';
+import {
+  HONOURS_ABORT_SIGNAL,
+  NOT_A_TYPE_NAME_SUFFIX,
+  OUTPUT_COERCION,
+  REFUSES_TYPE_OBJECT_FROM_RESOLVE_TYPE,
+  abortedExecutionError,
+  argumentValues,
+  coerceVariableValues,
+  noVariables,
+  valuesOf,
+} from '../language/graphqlCompat.ts';
+import type { VariableValues } from '../language/graphqlCompat.ts';
 
 export type PromiseOrValue<T> = Promise<T> | T;
 
@@ -96,6 +109,13 @@ export interface ExecuteArgs extends ExecutionArgs {
    * nothing measurable.
    */
   trace?: boolean;
+  /**
+   * graphql 17's abort: an aborted signal throws its reason at once; one that aborts during the
+   * execution rejects the result with `AbortedGraphQLExecutionError` (its `abortedResult` the
+   * result still being made), and values that arrive afterwards fail with "Aborted!". Ignored
+   * under graphql 16, as graphql 16's `execute` ignores it (graphqlCompat.ts).
+   */
+  abortSignal?: AbortSignal | null;
 }
 
 type ResultObject = Record<string, unknown>;
@@ -125,16 +145,18 @@ export type PlannedExecuteArgs = Omit<ExecuteArgs, 'schema' | 'document' | 'oper
  */
 export function executePlan(plan: OperationPlan, args: PlannedExecuteArgs): PromiseOrValue<ExecutionResult> {
   // CoerceVariableValues (spec 6.1.2); an operation that declares no variables has none, whatever was sent.
-  let coercedVariables: Record<string, unknown> = {};
+  let variables: VariableValues;
   if (plan.declaresVariables) {
-    const coerced = getVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
-      maxErrors: args.options?.maxCoercionErrors ?? 50,
-      hideSuggestions: args.hideSuggestions ?? false,
+    const coerced = coerceVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
+      maxErrors: args.options?.maxCoercionErrors,
+      hideSuggestions: args.hideSuggestions,
     });
-    if (coerced.errors !== undefined) return { errors: coerced.errors };
-    coercedVariables = coerced.coerced;
+    if (coerced.errors !== undefined) return { errors: [...coerced.errors] };
+    variables = coerced.variables;
+  } else {
+    variables = noVariables();
   }
-  return new Execution(plan, args, coercedVariables).run();
+  return new Execution(plan, args, variables).run();
 }
 
 let lastValidSchema: GraphQLSchema | null = null;
@@ -166,7 +188,11 @@ class Execution implements RequestScope, NulledPositions {
   readonly rootValue: unknown;
   readonly contextValue: unknown;
   readonly operation: OperationDefinitionNode;
-  readonly variableValues: Record<string, unknown>;
+  /** The coerced variables, as the installed graphql holds them (`info.variableValues`). */
+  readonly variableValues: VariableValues;
+  /** The coerced variables by name (what `@skip`/`@include` and cost weights read). */
+  readonly variables: Readonly<Record<string, unknown>>;
+  private readonly hideSuggestions: boolean;
   /** A user-supplied default resolver; undefined means ours (property, or method call). */
   readonly fieldResolver: GraphQLFieldResolver<unknown, unknown> | undefined;
   readonly typeResolver: GraphQLTypeResolver<unknown, unknown>;
@@ -197,8 +223,17 @@ class Execution implements RequestScope, NulledPositions {
   /** The recorder of a traced execution (ExecuteArgs.trace); null, and never touched, otherwise. */
   readonly trace: ExecutionTracer | null;
   private weights: Map<FieldPlan, number> | null = null;
+  /** graphql 17's signals for resolvers (`info.getAbortSignal()`), made when first asked for. */
+  private signals: ExecutionSignals | null = null;
+  /** The caller's abortSignal, when graphql 17 honours it (ExecuteArgs.abortSignal). */
+  private readonly abortSignal: AbortSignal | undefined;
+  /** Set when the caller's abortSignal aborted this execution. */
+  aborted: { readonly reason: unknown } | null = null;
+  /** Rejects the response promise when the execution aborts. */
+  private reject: ((error: unknown) => void) | null = null;
+  private stopListening: (() => void) | undefined = undefined;
 
-  constructor(plan: OperationPlan, args: PlannedExecuteArgs, variableValues: Record<string, unknown>) {
+  constructor(plan: OperationPlan, args: PlannedExecuteArgs, variableValues: VariableValues) {
     this.plan = plan;
     this.schema = plan.schema;
     this.fragments = plan.fragments;
@@ -206,6 +241,8 @@ class Execution implements RequestScope, NulledPositions {
     this.rootValue = args.rootValue;
     this.contextValue = args.contextValue;
     this.variableValues = variableValues;
+    this.variables = valuesOf(variableValues);
+    this.hideSuggestions = args.hideSuggestions ?? false;
     this.fieldResolver = args.fieldResolver ?? undefined;
     this.typeResolver = args.typeResolver ?? defaultTypeResolver;
     this.actualCost = args.measureCost === true ? 0 : null;
@@ -213,6 +250,11 @@ class Execution implements RequestScope, NulledPositions {
     this.plainReads = this.fieldResolver === undefined;
     // Kept to one load and one test here: this constructor is on every execution's path, inlined.
     this.trace = args.trace === true ? startTrace(this.scheduler) : null;
+    this.abortSignal = HONOURS_ABORT_SIGNAL ? (args.abortSignal ?? undefined) : undefined;
+  }
+
+  executionSignals(): ExecutionSignals {
+    return (this.signals ??= new ExecutionSignals());
   }
 
   /** A field's cost weight, worked out once per request. */
@@ -220,7 +262,7 @@ class Execution implements RequestScope, NulledPositions {
     this.weights ??= new Map();
     let weight = this.weights.get(field);
     if (weight === undefined) {
-      weight = field.introspects ? 0 : fieldWeight(field.definition, field.fieldNodes[0] as FieldNode, this.variableValues);
+      weight = field.introspects ? 0 : fieldWeight(field.definition, field.fieldNodes[0] as FieldNode, this.variables);
       this.weights.set(field, weight);
     }
     return weight;
@@ -235,20 +277,66 @@ class Execution implements RequestScope, NulledPositions {
       });
       return { errors: [error], data: null };
     }
-    let fields: ReadonlyArray<FieldPlan>;
+    if (this.abortSignal !== undefined) this.listenForAbort(this.abortSignal);
+    let fields: ReadonlyArray<FieldPlan> | undefined;
     try {
       fields = this.fieldsOf(this.plan.root);
     } catch (error) {
       this.failRoot(error as GraphQLError);
-      return this.result();
     }
-    this.data = newResultObject(this.plan.root);
-    if (this.scheduler !== null) runAsTask(this.scheduler, (root) => this.executeRoot(root), fields);
-    else this.executeRoot(fields);
-    if (this.work.size === 0 && this.resumeSerial === null) return this.result();
-    return new Promise((resolve) => {
-      this.finish = () => resolve(this.result());
+    if (fields !== undefined) {
+      this.data = newResultObject(this.plan.root);
+      if (this.scheduler !== null) runAsTask(this.scheduler, (root) => this.executeRoot(root), fields);
+      else this.executeRoot(fields);
+    }
+    if (this.work.size === 0 && this.resumeSerial === null) {
+      const result = this.completed();
+      if (this.aborted !== null) throw abortedExecutionError(this.aborted.reason, result);
+      return result;
+    }
+    return new Promise((resolve, reject) => {
+      this.finish = () => resolve(this.completed());
+      if (this.abortSignal !== undefined) {
+        this.reject = reject;
+        if (this.aborted !== null) this.rejectAborted(this.aborted.reason);
+      }
     });
+  }
+
+  /** graphql 17's abortSignal: aborted already, its reason is thrown at once; aborting later rejects the response. */
+  private listenForAbort(signal: AbortSignal): void {
+    signal.throwIfAborted();
+    const onAbort = () => {
+      if (this.aborted !== null) return;
+      this.aborted = { reason: signal.reason };
+      this.signals?.abort(signal.reason);
+      this.rejectAborted(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort);
+    this.stopListening = () => signal.removeEventListener('abort', onAbort);
+  }
+
+  /**
+   * The response promise rejects now with AbortedGraphQLExecutionError, whose `abortedResult` is
+   * the result as it will stand once what is pending has settled (each value arriving from now
+   * on fails with "Aborted!").
+   */
+  private rejectAborted(reason: unknown): void {
+    const reject = this.reject;
+    if (reject === null) return;
+    this.reject = null;
+    const abortedResult = new Promise<ExecutionResult>((resolve) => {
+      this.finish = () => resolve(this.completed());
+    });
+    reject(abortedExecutionError(reason, abortedResult));
+  }
+
+  /** The result, once nothing is pending: the abort listener goes, and the resolvers' signal aborts (graphql 17). */
+  private completed(): ExecutionResult {
+    this.stopListening?.();
+    const result = this.result();
+    this.signals?.finish();
+    return result;
   }
 
   private executeRoot(fields: ReadonlyArray<FieldPlan>): void {
@@ -271,6 +359,10 @@ class Execution implements RequestScope, NulledPositions {
    */
   private executeSerially(fields: ReadonlyArray<FieldPlan>, from: number): void {
     for (let i = from; i < fields.length && this.data !== null; i++) {
+      if (this.aborted !== null) {
+        this.failRoot(new GraphQLError('Aborted!'));
+        return;
+      }
       try {
         executeField(this, fields[i] as FieldPlan, this.rootValue, this.data, undefined, NOT_READ);
       } catch (error) {
@@ -327,7 +419,7 @@ class Execution implements RequestScope, NulledPositions {
    * call; or on every call, when literals build values of their own (FieldPlan.argumentsPerCall).
    */
   argumentsOf(field: FieldPlan): ArgumentValues {
-    if (field.argumentsPerCall) return getArgumentValues(field.definition, field.fieldNodes[0] as never, this.variableValues);
+    if (field.argumentsPerCall) return this.coerceArguments(field);
     let values: ArgumentValues | undefined = field.staticArguments;
     if (values === undefined) {
       if (!field.argumentsReadVariables) {
@@ -338,7 +430,7 @@ class Execution implements RequestScope, NulledPositions {
       let cached = this.argumentsCache.get(field);
       if (cached === undefined) {
         try {
-          cached = getArgumentValues(field.definition, field.fieldNodes[0] as never, this.variableValues);
+          cached = this.coerceArguments(field);
         } catch (error) {
           cached = new ArgumentsError(error);
         }
@@ -350,6 +442,10 @@ class Execution implements RequestScope, NulledPositions {
     const copy: ArgumentValues = new NoArguments();
     for (const name in values) copy[name] = values[name];
     return copy;
+  }
+
+  private coerceArguments(field: FieldPlan): ArgumentValues {
+    return argumentValues(field.definition, field.fieldNodes[0] as FieldNode, this.variableValues, this.hideSuggestions);
   }
 
   /**
@@ -409,6 +505,10 @@ class Execution implements RequestScope, NulledPositions {
           if (settled) return;
           settled = true;
           if (this.trace !== null) this.trace.settled(promise);
+          if (this.aborted !== null) {
+            this.failNextMicrotask(new Error('Aborted!'), field, container, key, path, task, continuation);
+            return;
+          }
           try {
             if (plan === null) {
               this.store(container, key, path, resolved);
@@ -822,7 +922,7 @@ function completeValue(
       const serialized = plan.serialize(value);
       if (serialized == null) {
         throw new Error(
-          `Expected \`${inspect(plan.type)}.serialize(${inspect(value)})\` to return non-nullable value, returned: ${inspect(serialized)}`,
+          `Expected \`${inspect(plan.type)}.${OUTPUT_COERCION}(${inspect(value)})\` to return non-nullable value, returned: ${inspect(serialized)}`,
         );
       }
       // graphql-js awaits a serializer's thenable like any other pending completion; made a
@@ -957,7 +1057,7 @@ function ensureValidRuntimeType(
       { nodes },
     );
   }
-  if (isObjectType(runtimeTypeName)) {
+  if (REFUSES_TYPE_OBJECT_FROM_RESOLVE_TYPE && isObjectType(runtimeTypeName)) {
     throw new GraphQLError(
       'Support for returning GraphQLObjectType from resolveType was removed in graphql-js@16.0.0 please return type name instead.',
       { nodes },
@@ -965,7 +1065,7 @@ function ensureValidRuntimeType(
   }
   if (typeof runtimeTypeName !== 'string') {
     throw new GraphQLError(
-      `Abstract type "${abstractType.name}" must resolve to an Object type at runtime ${where} with value ${inspect(value)}, received "${inspect(runtimeTypeName)}".`,
+      `Abstract type "${abstractType.name}" must resolve to an Object type at runtime ${where} with value ${inspect(value)}, received "${inspect(runtimeTypeName)}"${NOT_A_TYPE_NAME_SUFFIX}.`,
       { nodes },
     );
   }

@@ -15,7 +15,7 @@
  * batching is explained only when the caller declares it (`loaders`): then the rounds follow the
  * scheduler's rule (batching/scheduler.ts), one more round below each field that loads.
  */
-import { GraphQLError, getNamedType, getNullableType, getVariableValues, isAbstractType, isListType, isNonNullType, isObjectType, validate } from 'graphql';
+import { GraphQLError, getNamedType, getNullableType, isAbstractType, isListType, isNonNullType, isObjectType, validate } from 'graphql';
 import type { DocumentNode, FieldNode, GraphQLObjectType, GraphQLSchema, SelectionSetNode } from 'graphql';
 import { analyzeOperation } from '../analysis/analyze.ts';
 import type { Analysis, FieldMeasure } from '../analysis/analyze.ts';
@@ -25,6 +25,8 @@ import { selectOperation } from '../language/selectOperation.ts';
 import { COMPILE_AFTER, whyNotCompiled } from './compileFields.ts';
 import { STRINGIFY_COMPILE_AFTER } from './compileStringify.ts';
 import { OperationPlan } from './plan.ts';
+import { coerceVariableValues } from '../language/graphqlCompat.ts';
+import type { VariableValues } from '../language/graphqlCompat.ts';
 import type { FieldPlan, SelectionPlan } from './plan.ts';
 
 /** What the executor does with a field. */
@@ -122,9 +124,9 @@ export function explainOperation(
   const selected = selectOperation(document, operationName);
   if (selected instanceof GraphQLError) return { errors: [selected] };
   const { operation, fragments } = selected;
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], options.variables ?? {});
+  const coerced = coerceVariableValues(schema, operation.variableDefinitions ?? [], options.variables ?? {});
   if (coerced.errors !== undefined) return { errors: coerced.errors };
-  const variables = coerced.coerced;
+  const variables = coerced.variables;
   const rootType = schema.getRootType(operation.operation);
   if (rootType == null) return { errors: [new GraphQLError(`Schema is not configured to execute ${operation.operation} operation.`)] };
 
@@ -169,7 +171,7 @@ class Explainer {
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly fragments: Fragments,
-    private readonly variables: Readonly<Record<string, unknown>>,
+    private readonly variables: VariableValues,
     private readonly measures: Map<FieldNode, Map<GraphQLObjectType, FieldMeasure>>,
     private readonly loaders: Readonly<Record<string, string>>,
   ) {}

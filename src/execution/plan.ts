@@ -23,7 +23,6 @@ import {
   GraphQLString,
   Kind,
   TypeNameMetaFieldDef,
-  getArgumentValues,
   getNamedType,
   isScalarType,
   isSpecifiedScalarType,
@@ -57,6 +56,8 @@ import { fieldDefinition } from '../language/fieldDefinition.ts';
 import { selectOperation } from '../language/selectOperation.ts';
 import { collectFields, containsVariable, dependsOnVariables } from '../language/collectFields.ts';
 import type { CollectedFields, Fragments } from '../language/collectFields.ts';
+import { argumentValues, hasBuiltInEnumCoercion, outputCoercion } from '../language/graphqlCompat.ts';
+import type { VariableValues } from '../language/graphqlCompat.ts';
 
 export type ArgumentValues = Record<string, unknown>;
 
@@ -172,7 +173,7 @@ export class FieldPlan {
     let argumentsError: unknown;
     if (this.hasArguments && !readsVariables) {
       try {
-        staticArguments = getArgumentValues(definition, node, {});
+        staticArguments = argumentValues(definition, node, undefined);
       } catch (error) {
         argumentsError = error;
       }
@@ -262,7 +263,7 @@ export class SelectionPlan {
       this.variants = new Map();
       this.nullPrototype = false;
     } else {
-      const fields = this.planFields(collectFields(operation.schema, operation.fragments, {}, type, selectionSets));
+      const fields = this.planFields(collectFields(operation.schema, operation.fragments, undefined, type, selectionSets));
       this.fields = fields;
       this.nullPrototype = fields.some((field) => field.responseName === '__proto__');
       if (!this.nullPrototype) {
@@ -277,7 +278,7 @@ export class SelectionPlan {
    * The field list for the given (coerced) variables. Throws what graphql-js throws when a
    * directive's argument cannot be coerced (e.g. `@skip(if: $v)` with `$v` explicitly null).
    */
-  fieldsForVariables(variableValues: Readonly<Record<string, unknown>>): ReadonlyArray<FieldPlan> {
+  fieldsForVariables(variableValues: VariableValues): ReadonlyArray<FieldPlan> {
     if (this.fields !== undefined) return this.fields;
     const collected = collectFields(this.operation.schema, this.operation.fragments, variableValues, this.type, this.selectionSets);
     const key = variantKey(collected);
@@ -357,25 +358,25 @@ function planValue(type: GraphQLOutputType): ValuePlan {
 }
 
 /**
- * Serializers for the built-in scalars skip the general coercion when the value already has
- * the right JavaScript type, which it nearly always does; anything else takes the scalar's own
- * `serialize`, so the result and the error messages stay graphql-js's.
+ * Output coercion (CoerceResult) for the built-in scalars skips the general coercion when the
+ * value already has the right JavaScript type, which it nearly always does; anything else takes
+ * the type's own coercion as the installed graphql calls it (graphqlCompat.ts), so the result and
+ * the error messages stay graphql-js's.
  */
 function serializerFor(type: GraphQLLeafType): (value: unknown) => unknown {
-  if (isEnumType(type)) return (value) => type.serialize(value);
+  const coerce = outputCoercion(type);
   switch (type) {
     case GraphQLString:
-      return (value) => (typeof value === 'string' ? value : GraphQLString.serialize(value));
     case GraphQLID:
-      return (value) => (typeof value === 'string' ? value : GraphQLID.serialize(value));
+      return (value) => (typeof value === 'string' ? value : coerce(value));
     case GraphQLBoolean:
-      return (value) => (typeof value === 'boolean' ? value : GraphQLBoolean.serialize(value));
+      return (value) => (typeof value === 'boolean' ? value : coerce(value));
     case GraphQLInt:
-      return (value) => (typeof value === 'number' && (value | 0) === value ? value : GraphQLInt.serialize(value));
+      return (value) => (typeof value === 'number' && (value | 0) === value ? value : coerce(value));
     case GraphQLFloat:
-      return (value) => (typeof value === 'number' && Number.isFinite(value) ? value : GraphQLFloat.serialize(value));
+      return (value) => (typeof value === 'number' && Number.isFinite(value) ? value : coerce(value));
     default:
-      return (value) => type.serialize(value);
+      return coerce;
   }
 }
 
@@ -478,7 +479,7 @@ function plainReadOf(type: GraphQLOutputType): PlainRead | null {
   return leaf === null ? null : new PlainRead(leaf, nullable, false, false, isEnumType(inner) ? inner : undefined);
 }
 
-/** The built-in scalars, and enums whose serialization is graphql-js's own (not overridden). */
+/** The built-in scalars, and enums whose output coercion is graphql-js's own (not overridden). */
 function plainLeafOf(type: GraphQLOutputType): PlainLeaf | null {
   switch (type) {
     case GraphQLString:
@@ -491,7 +492,7 @@ function plainLeafOf(type: GraphQLOutputType): PlainLeaf | null {
     case GraphQLBoolean:
       return PlainLeaf.Boolean;
   }
-  if (isEnumType(type) && type.serialize === GraphQLEnumType.prototype.serialize) return PlainLeaf.Enum;
+  if (isEnumType(type) && hasBuiltInEnumCoercion(type)) return PlainLeaf.Enum;
   return null;
 }
 

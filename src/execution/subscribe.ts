@@ -19,18 +19,21 @@
  * Closing the response stream (`return()`) closes the source stream, so the publisher can clean
  * up; an error thrown by the source ends the response stream with that error, as in graphql-js.
  */
-import { GraphQLError, defaultFieldResolver, getArgumentValues, getVariableValues, isNonNullType, locatedError } from 'graphql';
+import { GraphQLError, defaultFieldResolver, isNonNullType, locatedError } from 'graphql';
 import type { DocumentNode, ExecutionResult, FieldNode, GraphQLFieldResolver, GraphQLSchema } from 'graphql';
 import { inspect } from '../jsutils/inspect.ts';
 import { isAsyncIterable } from '../jsutils/isAsyncIterable.ts';
 import { mapAsyncIterable } from '../jsutils/mapAsyncIterable.ts';
 import { collectFields } from '../language/collectFields.ts';
+import { NON_STREAM_IS_FIELD_ERROR, argumentValues, coerceVariableValues } from '../language/graphqlCompat.ts';
+import type { VariableValues } from '../language/graphqlCompat.ts';
 import { fieldDefinition } from '../language/fieldDefinition.ts';
 import { assertValidExecutionArguments, executePlan } from './execute.ts';
 import type { ExecuteArgs } from './execute.ts';
 import { newPath, pathToArray } from './path.ts';
 import { OperationPlan, planOperation } from './plan.ts';
 import { resolveInfo } from './resolveInfo.ts';
+import { sourceStreamSignals } from './executionSignals.ts';
 
 /** graphql-js's subscribe arguments: execute's, and the resolver used for root fields without `subscribe`. */
 export interface SubscribeArgs extends ExecuteArgs {
@@ -125,14 +128,13 @@ async function sourceEventStream(args: SubscribeArgs): Promise<Source> {
 }
 
 async function planSourceStream(plan: OperationPlan, args: PlannedSubscribeArgs): Promise<Source> {
-  const coerced = getVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
-    maxErrors: args.options?.maxCoercionErrors ?? 50,
-    hideSuggestions: args.hideSuggestions ?? false,
+  const coerced = coerceVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
+    maxErrors: args.options?.maxCoercionErrors,
+    hideSuggestions: args.hideSuggestions,
   });
-  if (coerced.errors !== undefined) return { errors: coerced.errors };
-  const variables = coerced.coerced;
+  if (coerced.errors !== undefined) return { errors: [...coerced.errors] };
   try {
-    const stream = await subscriptionStream(args, plan, variables);
+    const stream = await subscriptionStream(args, plan, coerced.variables);
     if (!isAsyncIterable(stream)) {
       throw new Error(`Subscription field must return Async Iterable. Received: ${inspect(stream)}.`);
     }
@@ -150,7 +152,7 @@ async function planSourceStream(plan: OperationPlan, args: PlannedSubscribeArgs)
  * As in graphql-js, the root type is the schema's subscription type, and only the first root
  * field (after @skip/@include) makes the stream.
  */
-async function subscriptionStream(args: PlannedSubscribeArgs, plan: OperationPlan, variables: Record<string, unknown>): Promise<unknown> {
+async function subscriptionStream(args: PlannedSubscribeArgs, plan: OperationPlan, variables: VariableValues): Promise<unknown> {
   const { schema, operation, fragments } = plan;
   const rootType = schema.getSubscriptionType();
   if (rootType == null) {
@@ -168,12 +170,16 @@ async function subscriptionStream(args: PlannedSubscribeArgs, plan: OperationPla
   const denial = plan.access?.denial(rootType, definition) ?? null;
   if (denial !== null) throw locatedError(denial, fieldNodes, pathToArray(path));
   const field = { fieldName: definition.name, fieldNodes, returnType: definition.type, parentType: rootType };
-  const info = resolveInfo({ schema, fragments, rootValue: args.rootValue, operation, variableValues: variables }, field, path);
+  const signals = sourceStreamSignals(args.abortSignal ?? undefined);
+  const info = resolveInfo({ schema, fragments, rootValue: args.rootValue, operation, variableValues: variables, executionSignals: () => signals }, field, path);
   try {
-    const fieldArguments = getArgumentValues(definition, node, variables);
+    const fieldArguments = argumentValues(definition, node, variables, args.hideSuggestions);
     const resolve = definition.subscribe ?? args.subscribeFieldResolver ?? defaultFieldResolver;
     const stream: unknown = await resolve(args.rootValue, fieldArguments, args.contextValue, info);
     if (stream instanceof Error) throw stream;
+    if (NON_STREAM_IS_FIELD_ERROR && !isAsyncIterable(stream)) {
+      throw new GraphQLError(`Subscription field must return Async Iterable. Received: ${inspect(stream)}.`);
+    }
     return stream;
   } catch (error) {
     throw locatedError(error, fieldNodes, pathToArray(path));

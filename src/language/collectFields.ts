@@ -7,8 +7,10 @@
  * on the request's variables. The analyzer (analysis/analyze.ts) shares its two predicates but
  * walks with its own memo, one collection per (selection set, runtime type).
  */
-import { GraphQLIncludeDirective, GraphQLSkipDirective, Kind, getDirectiveValues, isAbstractType, typeFromAST } from 'graphql';
+import { GraphQLIncludeDirective, GraphQLSkipDirective, Kind, isAbstractType, typeFromAST } from 'graphql';
 import type { Fragments } from './selectOperation.ts';
+import { directiveValues } from './graphqlCompat.ts';
+import type { VariableValues } from './graphqlCompat.ts';
 import type {
   DirectiveNode,
   FieldNode,
@@ -31,12 +33,13 @@ type Conditional = FieldNode | FragmentSpreadNode | InlineFragmentNode;
 /**
  * Collects the fields of every selection set in `selectionSets` (the sub-selections of all the
  * field nodes merged into one response position), as one group: a fragment spread is followed
- * once per group, as the spec's `visitedFragments` requires.
+ * once per group, as the spec's `visitedFragments` requires. Without `variableValues`, only
+ * conditions written as literals can be read (the planner's case for selections that read none).
  */
 export function collectFields(
   schema: GraphQLSchema,
   fragments: Fragments,
-  variableValues: Readonly<Record<string, unknown>>,
+  variableValues: VariableValues | undefined,
   runtimeType: GraphQLObjectType,
   selectionSets: ReadonlyArray<SelectionSetNode>,
 ): CollectedFields {
@@ -51,7 +54,7 @@ export function collectFields(
 function collectInto(
   schema: GraphQLSchema,
   fragments: Fragments,
-  variableValues: Readonly<Record<string, unknown>>,
+  variableValues: VariableValues | undefined,
   runtimeType: GraphQLObjectType,
   selectionSet: SelectionSetNode,
   fields: CollectedFields,
@@ -89,11 +92,11 @@ function collectInto(
  * `@skip(if: true)` drops a selection; so does `@include(if: false)`; skip is checked first.
  * Throws what graphql-js throws when the condition cannot be coerced.
  */
-export function shouldInclude(variableValues: Readonly<Record<string, unknown>>, node: Conditional): boolean {
+export function shouldInclude(variableValues: VariableValues | undefined, node: Conditional): boolean {
   if (node.directives === undefined || node.directives.length === 0) return true;
-  const skip = getDirectiveValues(GraphQLSkipDirective, node, variableValues);
+  const skip = directiveValues(GraphQLSkipDirective, node, variableValues);
   if (skip?.['if'] === true) return false;
-  const include = getDirectiveValues(GraphQLIncludeDirective, node, variableValues);
+  const include = directiveValues(GraphQLIncludeDirective, node, variableValues);
   return include?.['if'] !== false;
 }
 

@@ -35,9 +35,11 @@ import {
 } from 'graphql';
 import { COST_DIRECTIVES_SDL } from '../analysis/costDirectives.ts';
 import { withDirectiveDefinitions } from '../language/schemaDirectives.ts';
+import { GRAPHQL_17_SCALAR_FUNCTIONS, GRAPHQL_VERSION, SCALAR_FUNCTIONS } from '../language/graphqlCompat.ts';
 import { AUTH_DIRECTIVE_SDL, checkAuthorization } from '../security/rules.ts';
 import type { AuthorizationConfig, CheckedAuthorization } from '../security/rules.ts';
 import type {
+  ConstValueNode,
   DocumentNode,
   GraphQLArgumentConfig,
   GraphQLFieldConfig,
@@ -65,11 +67,19 @@ export interface TypeResolvers {
   [fieldName: string]: FieldResolverConfig | GraphQLTypeResolver<any, any> | GraphQLIsTypeOfFn<any, any> | undefined;
 }
 
-/** A custom scalar given without constructing a `GraphQLScalarType`. */
+/**
+ * A custom scalar given without constructing a `GraphQLScalarType`. graphql 17 also reads its new
+ * names (`coerceOutputValue`, `coerceInputValue`, `coerceInputLiteral`, `valueToLiteral`); under
+ * graphql 16 they are refused, as 16 would ignore them.
+ */
 export interface ScalarFunctions {
   serialize?: GraphQLScalarSerializer<unknown>;
   parseValue?: GraphQLScalarValueParser<unknown>;
   parseLiteral?: GraphQLScalarLiteralParser<unknown>;
+  coerceOutputValue?: (outputValue: unknown) => unknown;
+  coerceInputValue?: (inputValue: unknown) => unknown;
+  coerceInputLiteral?: (valueNode: ConstValueNode) => unknown;
+  valueToLiteral?: (value: unknown) => ConstValueNode | undefined;
   specifiedByURL?: string;
 }
 
@@ -142,11 +152,13 @@ function checkResolversMatchSchema(schema: GraphQLSchema, resolvers: Map<string,
       }
       if (!(value instanceof GraphQLScalarType)) {
         for (const key of Object.keys(value as object)) {
-          if (!['serialize', 'parseValue', 'parseLiteral', 'specifiedByURL'].includes(key)) {
+          if (SCALAR_FUNCTIONS.includes(key)) continue;
+          if (GRAPHQL_17_SCALAR_FUNCTIONS.includes(key)) {
             throw new TypeError(
-              `makeSchema: scalar "${typeName}" got "${key}"; expected only serialize, parseValue, parseLiteral, specifiedByURL.`,
+              `makeSchema: scalar "${typeName}" got "${key}", which only graphql 17 reads; this project has graphql ${GRAPHQL_VERSION}: use ${SCALAR_FUNCTIONS.slice(0, 3).join(', ')}.`,
             );
           }
+          throw new TypeError(`makeSchema: scalar "${typeName}" got "${key}"; expected only ${SCALAR_FUNCTIONS.join(', ')}.`);
         }
       }
       continue;
@@ -281,14 +293,21 @@ function rebuildSchema(base: GraphQLSchema, resolvers: Map<string, unknown>, aut
         }),
       );
     } else if (isScalarType(type)) {
-      const config = type.toConfig();
+      // The SDL's scalar holds only graphql's defaults, which would win over the functions given
+      // (graphql 17 derives coerceOutputValue and the others from them at construction): keep
+      // its name, description and AST, and take every function from what was given.
+      const { name, description, astNode, extensionASTNodes, extensions, specifiedByURL } = type.toConfig();
       const functions = own instanceof GraphQLScalarType ? own.toConfig() : ((own ?? {}) as ScalarFunctions);
       rebuilt.set(
         type.name,
         new GraphQLScalarType({
-          ...config,
-          ...pickDefined(functions, ['serialize', 'parseValue', 'parseLiteral', 'specifiedByURL']),
-          name: type.name,
+          description,
+          astNode,
+          extensionASTNodes,
+          extensions,
+          specifiedByURL,
+          ...withInputParser(pickDefined(functions as Record<string, unknown>, SCALAR_FUNCTIONS)),
+          name,
         }),
       );
     }
@@ -312,8 +331,19 @@ function rebuildSchema(base: GraphQLSchema, resolvers: Map<string, unknown>, aut
   });
 }
 
+/**
+ * graphql-js wants a literal parser to come with a value parser; a scalar given only the former
+ * keeps graphql's default (the value as it is) for the latter, as the SDL's scalar had.
+ */
+function withInputParser(functions: Record<string, unknown>): Record<string, unknown> {
+  const identity = (value: unknown) => value;
+  if (functions['parseLiteral'] !== undefined && functions['parseValue'] === undefined) return { ...functions, parseValue: identity };
+  if (functions['coerceInputLiteral'] !== undefined && functions['coerceInputValue'] === undefined) return { ...functions, coerceInputValue: identity };
+  return functions;
+}
+
 function isBuiltInDirective(name: string): boolean {
-  return name === 'skip' || name === 'include' || name === 'deprecated' || name === 'specifiedBy';
+  return name === 'skip' || name === 'include' || name === 'deprecated' || name === 'specifiedBy' || name === 'oneOf';
 }
 
 function mapValues<T, R>(record: Record<string, T>, fn: (value: T, key: string) => R): Record<string, R> {

@@ -1,0 +1,198 @@
+/**
+ * graphqlCompat: everything that differs between the two majors of graphql this package runs on,
+ * 16 (from 16.9) and 17, and nothing else.
+ *
+ * graphql is a peer dependency: the executor runs on the copy the user's project installed, so
+ * that a schema built with the user's `buildSchema` is one this package can read (two copies of
+ * graphql in one process reject each other's schemas). Whatever graphql-js itself decides
+ * (parsing, validation, variable and argument coercion, their messages) comes from that copy, so
+ * it is the installed major's by construction. What the executor decides itself, and 17 decides
+ * differently from 16, is listed here, each with the major it belongs to:
+ *
+ * | what                                   | graphql 16                      | graphql 17                              |
+ * |----------------------------------------|---------------------------------|-----------------------------------------|
+ * | coerced variables (`getVariableValues`)| a record of values by name      | `{ sources, coerced }`                  |
+ * | `info.variableValues`                  | that record                     | that `{ sources, coerced }` object      |
+ * | `info` members                         | ten                             | twelve: `getAbortSignal`, `getAsyncHelpers` |
+ * | a leaf value's output coercion         | `serialize`                     | `coerceOutputValue`                     |
+ * | `resolveType` returning a type object  | an error of its own             | the error of any non-string answer      |
+ * | `@experimental_disableErrorPropagation`| (no such directive)             | a Non-Null error stays at its position  |
+ * | `abortSignal` in the arguments         | ignored                         | aborts: `AbortedGraphQLExecutionError`  |
+ * | a schema with `@defer` or `@stream`    | executed                        | `execute` throws                        |
+ * | a subscribe resolver's non-stream      | `subscribe` rejects             | a field error in the result             |
+ * | a custom scalar's functions            | `serialize`, `parseValue`, `parseLiteral` | also `coerceOutputValue`, `coerceInputValue`, `coerceInputLiteral`, `valueToLiteral` |
+ *
+ * Modules ask this one for a behaviour (a function or a flag named after it), never for the
+ * major: the table above is the whole of the difference.
+ */
+import * as graphql from 'graphql';
+import type { DirectiveNode, FieldNode, GraphQLDirective, GraphQLError, GraphQLField, GraphQLLeafType, GraphQLSchema, OperationDefinitionNode, VariableDefinitionNode } from 'graphql';
+
+/** The installed graphql's version, e.g. `17.1.0`. */
+export const GRAPHQL_VERSION: string = graphql.version;
+
+/** The installed graphql's major (16 or 17 when supported; see `unsupportedGraphqlVersion`). */
+export const GRAPHQL_MAJOR: number = graphql.versionInfo.major;
+
+const IS_17 = GRAPHQL_MAJOR >= 17;
+
+/** The peer range this package supports, as package.json states it. */
+export const SUPPORTED_GRAPHQL = '^16.9.0 || ^17.0.0';
+
+/**
+ * Null when the installed graphql is one this package supports; else the sentence saying why not,
+ * for the error thrown where a schema first reaches the package.
+ */
+export function unsupportedGraphqlVersion(): string | null {
+  const { major, minor } = graphql.versionInfo;
+  if ((major === 16 && minor >= 9) || major === 17) return null;
+  return `graphql-engine runs on graphql ${SUPPORTED_GRAPHQL}, but this project has graphql ${GRAPHQL_VERSION}. Install one graphql in that range (npm install graphql@17); this package uses the one your project has.`;
+}
+
+/**
+ * A request's coerced variables as the installed graphql represents them: the values by name
+ * (16), or `{ sources, coerced }` (17). Opaque outside this module but for `valuesOf`; it is what
+ * graphql-js's own coercion functions take, and what `info.variableValues` is.
+ */
+export type VariableValues = { readonly __variableValues: unique symbol };
+
+/** 17's representation (graphql's own type under 17; spelled out so that this compiles under 16's types too). */
+interface Graphql17VariableValues {
+  readonly sources: Readonly<Record<string, unknown>>;
+  readonly coerced: Readonly<Record<string, unknown>>;
+}
+
+/** The coerced values by name. */
+export const valuesOf: (variables: VariableValues) => Readonly<Record<string, unknown>> = IS_17
+  ? (variables) => (variables as unknown as Graphql17VariableValues).coerced
+  : (variables) => variables as unknown as Readonly<Record<string, unknown>>;
+
+export interface CoercionOptions {
+  readonly maxErrors?: number | undefined;
+  readonly hideSuggestions?: boolean | null | undefined;
+}
+
+/** CoerceVariableValues (spec 6.1.2), by the installed graphql: the values, or its request errors. */
+export function coerceVariableValues(
+  schema: GraphQLSchema,
+  definitions: ReadonlyArray<VariableDefinitionNode>,
+  inputs: Readonly<Record<string, unknown>>,
+  options?: CoercionOptions,
+): { readonly variables: VariableValues; readonly errors?: undefined } | { readonly errors: ReadonlyArray<GraphQLError>; readonly variables?: undefined } {
+  const coercionOptions = options === undefined ? undefined : { maxErrors: options.maxErrors ?? 50, hideSuggestions: options.hideSuggestions ?? false };
+  const result = graphql.getVariableValues(schema, definitions, inputs, coercionOptions) as {
+    errors?: ReadonlyArray<GraphQLError>;
+    coerced?: Record<string, unknown>;
+    variableValues?: Graphql17VariableValues;
+  };
+  if (result.errors !== undefined) return { errors: result.errors };
+  return { variables: (IS_17 ? result.variableValues : result.coerced) as unknown as VariableValues };
+}
+
+/** What an operation that declares no variables runs with: a new, empty set per request, as graphql-js makes. */
+export const noVariables: () => VariableValues = IS_17
+  ? () => ({ sources: Object.create(null), coerced: Object.create(null) }) as unknown as VariableValues
+  : () => ({}) as unknown as VariableValues;
+
+/**
+ * CoerceArgumentValues (spec 6.4.1), by the installed graphql. Without `variables` only literals
+ * can be read (the planner coerces arguments made of literals once, with none).
+ */
+export function argumentValues(
+  definition: GraphQLField<unknown, unknown> | GraphQLDirective,
+  node: FieldNode | DirectiveNode,
+  variables: VariableValues | undefined,
+  hideSuggestions?: boolean | null,
+): Record<string, unknown> {
+  if (IS_17) return (graphql.getArgumentValues as Graphql17ArgumentValues)(definition, node, variables, undefined, hideSuggestions ?? false);
+  return graphql.getArgumentValues(definition, node, variables as never);
+}
+
+type Graphql17ArgumentValues = (
+  definition: GraphQLField<unknown, unknown> | GraphQLDirective,
+  node: FieldNode | DirectiveNode,
+  variables: VariableValues | undefined,
+  fragmentVariables: undefined,
+  hideSuggestions: boolean,
+) => Record<string, unknown>;
+
+/** A directive's arguments on a node (`@skip(if: $x)`), by the installed graphql; undefined when absent. */
+export function directiveValues(
+  directive: GraphQLDirective,
+  node: { readonly directives?: ReadonlyArray<DirectiveNode> | undefined },
+  variables: VariableValues | undefined,
+): Record<string, unknown> | undefined {
+  return graphql.getDirectiveValues(directive, node, variables as never);
+}
+
+/** The name of a leaf type's output coercion, as the installed graphql's messages call it. */
+export const OUTPUT_COERCION: 'serialize' | 'coerceOutputValue' = IS_17 ? 'coerceOutputValue' : 'serialize';
+
+/** CoerceResult for a leaf type: the scalar's or enum's output coercion, as the installed graphql's executor calls it. */
+export function outputCoercion(type: GraphQLLeafType): (value: unknown) => unknown {
+  const coerce = (type as unknown as Record<string, (value: unknown) => unknown>)[OUTPUT_COERCION] as (value: unknown) => unknown;
+  return (value) => coerce.call(type, value);
+}
+
+/** Whether an enum type coerces output values with graphql's own enum coercion (nothing overridden). */
+export function hasBuiltInEnumCoercion(type: graphql.GraphQLEnumType): boolean {
+  const method = OUTPUT_COERCION as 'serialize';
+  return type[method] === graphql.GraphQLEnumType.prototype[method];
+}
+
+/**
+ * Whether `resolveType` returning a GraphQLObjectType (not its name) gets 16's error of its own;
+ * under 17 it is refused as any answer that is not a string.
+ */
+export const REFUSES_TYPE_OBJECT_FROM_RESOLVE_TYPE = !IS_17;
+
+/** The end of the message for a `resolveType` answer that is not a type name (17 says why). */
+export const NOT_A_TYPE_NAME_SUFFIX = IS_17 ? ', which is not a valid Object type name' : '';
+
+/**
+ * Whether errors propagate to the nearest nullable position in this operation. Always under 16;
+ * under 17 an operation marked `@experimental_disableErrorPropagation` (a directive the schema
+ * must declare) keeps each error at the position where it happened, null there, Non-Null or not.
+ */
+export function propagatesErrors(operation: OperationDefinitionNode): boolean {
+  if (!IS_17) return true;
+  return !(operation.directives ?? []).some((directive) => directive.name.value === 'experimental_disableErrorPropagation');
+}
+
+/** What a custom scalar's configuration may give, besides its name and description, under the installed graphql. */
+export const SCALAR_FUNCTIONS: ReadonlyArray<string> = IS_17
+  ? ['serialize', 'parseValue', 'parseLiteral', 'coerceOutputValue', 'coerceInputValue', 'coerceInputLiteral', 'valueToLiteral', 'specifiedByURL']
+  : ['serialize', 'parseValue', 'parseLiteral', 'specifiedByURL'];
+
+/** Scalar functions that only graphql 17 reads: named in the error for giving one under 16. */
+export const GRAPHQL_17_SCALAR_FUNCTIONS: ReadonlyArray<string> = ['coerceOutputValue', 'coerceInputValue', 'coerceInputLiteral', 'valueToLiteral'];
+
+/** Whether `info` has 17's `getAbortSignal()` and `getAsyncHelpers()`. */
+export const INFO_HAS_EXECUTION_HELPERS = IS_17;
+
+/** Whether `abortSignal` in execute()'s arguments aborts the execution (17), or is ignored (16). */
+export const HONOURS_ABORT_SIGNAL = IS_17;
+
+/**
+ * Under 17, what `execute` throws for a schema that declares `@defer` or `@stream` (17's `execute`
+ * refuses such a schema: incremental delivery goes through `experimentalExecuteIncrementally`);
+ * null under 16, and for any other schema.
+ */
+export function incrementalSchemaError(schema: GraphQLSchema): Error | null {
+  if (!IS_17 || (schema.getDirective('defer') == null && schema.getDirective('stream') == null)) return null;
+  return new Error(
+    'The provided schema unexpectedly contains experimental directives (@defer or @stream). These directives may only be utilized if experimental execution features are explicitly enabled.',
+  );
+}
+
+/** Whether a subscribe resolver's answer that is not an AsyncIterable is a field error in the result (17), not a rejection (16). */
+export const NON_STREAM_IS_FIELD_ERROR = IS_17;
+
+/**
+ * 17's error for an aborted execution: `AbortedGraphQLExecutionError`, with the reason's message,
+ * the reason as its `cause`, and the result (or its promise) as `abortedResult`.
+ */
+export function abortedExecutionError(reason: unknown, abortedResult: unknown): Error {
+  const Aborted = (graphql as unknown as { AbortedGraphQLExecutionError: new (reason: unknown, result: unknown) => Error }).AbortedGraphQLExecutionError;
+  return new Aborted(reason, abortedResult);
+}
