@@ -30,7 +30,6 @@ import {
   TypeNameMetaFieldDef,
   getDirectiveValues,
   getNamedType,
-  getVariableValues,
   isAbstractType,
   isCompositeType,
   isObjectType,
@@ -61,6 +60,7 @@ import type { Fixture } from '../fixtures/types.ts';
 import { analyze, execute } from '../src/index.ts';
 import type { Analysis } from '../src/index.ts';
 import { arbitraryOperation } from './support/arbitraryOperation.ts';
+import { coercedVariables } from './support/graphqlMajor.ts';
 import type { GeneratedOperation } from './support/arbitraryOperation.ts';
 
 const RUNS = Number(process.env.ANALYSIS_RUNS ?? 200);
@@ -120,10 +120,10 @@ describe('analysis laws', () => {
           fc.property(arbitraryOperation(schema, OPERATIONS), (operation) => {
             const document = inlineFragments(parse(operation.document));
             const chosen = chosenOperation(document, operation.operationName);
-            const variables = getVariableValues(schema, chosen.variableDefinitions ?? [], operation.variables ?? {});
+            const variables = coercedVariables(schema, chosen.variableDefinitions ?? [], operation.variables ?? {});
             // The contract fixes the numbers for variables that coerce; for the others, execution rejects the request.
-            fc.pre(variables.coerced !== undefined);
-            const walk = new DepthWalk(schema, variables.coerced ?? {});
+            fc.pre(variables !== undefined);
+            const walk = new DepthWalk(schema, (variables as NonNullable<typeof variables>).forGraphql);
             const root = schema.getRootType(chosen.operation);
             if (root === undefined || root === null) {
               throw new Error(`Invariant: the generator wrote a ${chosen.operation} the schema has no root type for.`);
@@ -281,11 +281,12 @@ function chosenOperation(document: DocumentNode, operationName: string | undefin
 /** The longest chain of fields, walked selection by selection over an inlined operation. */
 class DepthWalk {
   readonly #schema: GraphQLSchema;
-  readonly #variables: Record<string, unknown>;
+  /** The coerced variables, as the installed graphql-js's getDirectiveValues takes them. */
+  readonly #variables: never;
   /** Whether some @skip/@include had an `if` that cannot be evaluated (a variable holding null). */
   undecided = false;
 
-  constructor(schema: GraphQLSchema, variables: Record<string, unknown>) {
+  constructor(schema: GraphQLSchema, variables: never) {
     this.#schema = schema;
     this.#variables = variables;
   }

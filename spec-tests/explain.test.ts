@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { execute, explainOperation, makeSchema } from '../src/index.ts';
 import type { ExecutionTrace, Explanation } from '../src/index.ts';
 import { DEMO_LOADERS, runExplain } from '../src/demo/explain.ts';
+import { byMajor } from './support/graphqlMajor.ts';
 import { createDemoContext, createDemoData, demoSchema } from '../src/demo/librarySchema.ts';
 
 const SMALL = '{ book(id: "b1") { title ... on Book { title } author { name } reviews { stars } } }';
@@ -66,7 +67,10 @@ describe('npm run explain', () => {
   it('prints the validation errors of a bad query and exits 1; exits 2 with the usage without a query', () => {
     expect(runExplain(['{ book { nope } }'])).toEqual({
       stdout: '',
-      stderr: '1:10 Cannot query field "nope" on type "Book".\n1:3 Field "book" argument "id" of type "ID!" is required, but it was not provided.\n',
+      stderr: byMajor({
+        16: '1:10 Cannot query field "nope" on type "Book".\n1:3 Field "book" argument "id" of type "ID!" is required, but it was not provided.\n',
+        17: '1:10 Cannot query field "nope" on type "Book".\n1:3 Argument "Query.book(id:)" of type "ID!" is required, but it was not provided.\n',
+      }),
       code: 1,
     });
     expect(runExplain(['{ book('])).toMatchObject({ stdout: '', code: 1, stderr: '1:8 Syntax Error: Expected Name, found <EOF>.\n' });
@@ -110,7 +114,16 @@ describe('explainOperation', () => {
     const result = await execute({ schema: demoSchema, document, operationName: 'Find', variableValues: { text: 'sagan' }, contextValue: createDemoContext(createDemoData()), trace: true });
     const trace = (result as ExecutionResult).extensions?.['trace'] as ExecutionTrace;
     expect(trace.plan.selectionSets.map((set) => `${set.path}:${set.type}`)).toEqual([':Query', 'found:Author']);
-    expect(explainOperation(demoSchema, document, 'Find')).toMatchObject({ errors: [{ message: 'Variable "$text" of required type "String!" was not provided.' }] });
+    expect(explainOperation(demoSchema, document, 'Find')).toMatchObject({
+      errors: [
+        {
+          message: byMajor({
+            16: 'Variable "$text" of required type "String!" was not provided.',
+            17: 'Variable "$text" has invalid value: Expected a value of non-null type "String!" to be provided.',
+          }),
+        },
+      ],
+    });
   });
 
   it('says why a selection set is interpreted: no plain reads', () => {

@@ -12,6 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, postChunked, postJson, send, serveDuringSuite, startServer } from './support/httpServer.ts';
+import { byMajor } from './support/graphqlMajor.ts';
 import type { StartedServer, TestContext } from './support/httpServer.ts';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
@@ -299,7 +300,10 @@ describe('one server with the default options', () => {
         body: { query: 'query ($name: String!) { hello(name: $name) }', variables: { name: 7 } },
         errors: [
           {
-            message: 'Variable "$name" got invalid value 7; String cannot represent a non string value: 7',
+            message: byMajor({
+              16: 'Variable "$name" got invalid value 7; String cannot represent a non string value: 7',
+              17: 'Variable "$name" has invalid value: String cannot represent a non string value: 7',
+            }),
             locations: [{ line: 1, column: 8 }],
             extensions: { code: 'BAD_USER_INPUT' },
           },
@@ -312,7 +316,10 @@ describe('one server with the default options', () => {
         body: { query: 'query ($name: String!) { hello(name: $name) }' },
         errors: [
           {
-            message: 'Variable "$name" of required type "String!" was not provided.',
+            message: byMajor({
+              16: 'Variable "$name" of required type "String!" was not provided.',
+              17: 'Variable "$name" has invalid value: Expected a value of non-null type "String!" to be provided.',
+            }),
             locations: [{ line: 1, column: 8 }],
             extensions: { code: 'BAD_USER_INPUT' },
           },

@@ -24,6 +24,7 @@ import { makeKeyPair, signToken, validClaims } from './support/tokens.ts';
 import { bodyOf, call, errorBody, etagOf, graphqlAnswer, startDemoResources, startResources } from './support/resources.ts';
 import type { CallOptions, CallResponse, DemoOptions, DemoResourceServer, ResourceServer } from './support/resources.ts';
 import { PLAIN_ERROR_MESSAGE, THINGS_ROUTES, createThingStore, thingsSchema } from './support/resourcesSchema.ts';
+import { byMajor } from './support/graphqlMajor.ts';
 import type { ThingStore } from './support/resourcesSchema.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -363,10 +364,10 @@ describe('the status table over a schema of our own', () => {
     expect(await echo('')).toEqual({});
     expect(await echo('?n=42&flag=true&x=-1.5e2&tags=a')).toEqual({ n: 42, flag: true, x: -150, tags: ['a'] });
     expect(await echo('?tags=a&tags=b%20c&flag=false')).toEqual({ flag: false, tags: ['a', 'b c'] });
-    expectFailure(await api('GET', '/api/v1/echoes?flag=yes'), 400, 'BAD_REQUEST', 'Variable "$flag" got invalid value "yes"; Boolean cannot represent a non boolean value: "yes"');
-    expectFailure(await api('GET', '/api/v1/echoes?n=1.5'), 400, 'BAD_REQUEST', 'Variable "$n" got invalid value 1.5; Int cannot represent non-integer value: 1.5');
+    expectFailure(await api('GET', '/api/v1/echoes?flag=yes'), 400, 'BAD_REQUEST', byMajor({ 16: 'Variable "$flag" got invalid value "yes"; Boolean cannot represent a non boolean value: "yes"', 17: 'Variable "$flag" has invalid value: Boolean cannot represent a non boolean value: "yes"' }));
+    expectFailure(await api('GET', '/api/v1/echoes?n=1.5'), 400, 'BAD_REQUEST', byMajor({ 16: 'Variable "$n" got invalid value 1.5; Int cannot represent non-integer value: 1.5', 17: 'Variable "$n" has invalid value: Int cannot represent non-integer value: 1.5' }));
     expectFailure(await api('GET', '/api/v1/echoes?n=1&n=2'), 400, 'BAD_REQUEST', 'The query parameter n is given more than once.');
-    expectFailure(await api('GET', '/api/v1/delays/soon'), 400, 'BAD_REQUEST', 'Variable "$ms" got invalid value "soon"; Int cannot represent non-integer value: "soon"');
+    expectFailure(await api('GET', '/api/v1/delays/soon'), 400, 'BAD_REQUEST', byMajor({ 16: 'Variable "$ms" got invalid value "soon"; Int cannot represent non-integer value: "soon"', 17: 'Variable "$ms" has invalid value: Int cannot represent non-integer value: "soon"' }));
     expectData(await api('GET', '/api/v1/delays/1'), { id: 'slow', name: 'after 1 ms' });
   });
 
@@ -377,7 +378,10 @@ describe('the status table over a schema of our own', () => {
       await api('POST', '/api/v1/things', { json: { title: 'x' } }),
       400,
       'BAD_REQUEST',
-      'Variable "$thing" got invalid value { title: "x" }; Field "name" of required type "String!" was not provided.',
+      byMajor({
+        16: 'Variable "$thing" got invalid value { title: "x" }; Field "name" of required type "String!" was not provided.',
+        17: 'Variable "$thing" has invalid value: Expected value of type "ThingInput" to include required field "name", found: { title: "x" }.',
+      }),
     );
     expect(things().store.things.get('t1')).toEqual({ id: 't1', name: 'one' });
     expect(things().store.things.size).toBe(2);
@@ -420,9 +424,9 @@ describe('the status table over the demo: 400', () => {
   const api = (method: string, path: string, options?: CallOptions) => call(demo().port, method, path, options);
 
   const cases: Array<[string, string, string, CallOptions, string, string]> = [
-    ['a body value that does not coerce', 'POST', '/api/v1/books/b1/reviews', { headers: EDITOR, json: { stars: 'four' } }, 'BAD_REQUEST', 'Variable "$stars" got invalid value "four"; Int cannot represent non-integer value: "four"'],
-    ['a required variable not given', 'POST', '/api/v1/books/b1/reviews', { headers: EDITOR }, 'BAD_REQUEST', 'Variable "$stars" of required type "Int!" was not provided.'],
-    ['a required variable given as null', 'POST', '/api/v1/books/b1/reviews', { headers: EDITOR, json: { stars: null } }, 'BAD_REQUEST', 'Variable "$stars" of non-null type "Int!" must not be null.'],
+    ['a body value that does not coerce', 'POST', '/api/v1/books/b1/reviews', { headers: EDITOR, json: { stars: 'four' } }, 'BAD_REQUEST', byMajor({ 16: 'Variable "$stars" got invalid value "four"; Int cannot represent non-integer value: "four"', 17: 'Variable "$stars" has invalid value: Int cannot represent non-integer value: "four"' })],
+    ['a required variable not given', 'POST', '/api/v1/books/b1/reviews', { headers: EDITOR }, 'BAD_REQUEST', byMajor({ 16: 'Variable "$stars" of required type "Int!" was not provided.', 17: 'Variable "$stars" has invalid value: Expected a value of non-null type "Int!" to be provided.' })],
+    ['a required variable given as null', 'POST', '/api/v1/books/b1/reviews', { headers: EDITOR, json: { stars: null } }, 'BAD_REQUEST', byMajor({ 16: 'Variable "$stars" of non-null type "Int!" must not be null.', 17: 'Variable "$stars" has invalid value: Expected value of non-null type "Int!" not to be null.' })],
     ['an unknown query parameter', 'GET', '/api/v1/books?color=red', {}, 'BAD_REQUEST', 'Unknown query parameter color; this route takes genre, sort, limit, offset.'],
     ['unknown query parameters', 'GET', '/api/v1/books?color=red&size=2&color=blue', {}, 'BAD_REQUEST', 'Unknown query parameters color, size; this route takes genre, sort, limit, offset.'],
     ['a query parameter naming a path parameter', 'GET', '/api/v1/books/b1?id=b2', {}, 'BAD_REQUEST', 'Unknown query parameter id; this route takes none.'],
@@ -432,10 +436,10 @@ describe('the status table over the demo: 400', () => {
     ['limit=101 (the resolver refuses it)', 'GET', '/api/v1/books?limit=101', {}, 'BAD_USER_INPUT', 'limit must be between 0 and 100, got 101.'],
     ['offset=-3 (the resolver refuses it)', 'GET', '/api/v1/books?offset=-3', {}, 'BAD_USER_INPUT', 'offset must be 0 or more, got -3.'],
     ['limit=1e9 (over the node limit)', 'GET', '/api/v1/books?limit=1e9', {}, 'BAD_REQUEST', 'Query node count 1000000000 exceeds the limit of 500000.'],
-    ['limit=1e10 (not a 32-bit Int)', 'GET', '/api/v1/books?limit=1e10', {}, 'BAD_REQUEST', 'Variable "$limit" got invalid value 10000000000; Int cannot represent non 32-bit signed integer value: 10000000000'],
-    ['limit=ten', 'GET', '/api/v1/books?limit=ten', {}, 'BAD_REQUEST', 'Variable "$limit" got invalid value "ten"; Int cannot represent non-integer value: "ten"'],
-    ['limit= (empty)', 'GET', '/api/v1/books?limit=', {}, 'BAD_REQUEST', 'Variable "$limit" got invalid value ""; Int cannot represent non-integer value: ""'],
-    ['genre=POETRY', 'GET', '/api/v1/books?genre=POETRY', {}, 'BAD_REQUEST', 'Variable "$genre" got invalid value "POETRY"; Value "POETRY" does not exist in "Genre" enum.'],
+    ['limit=1e10 (not a 32-bit Int)', 'GET', '/api/v1/books?limit=1e10', {}, 'BAD_REQUEST', byMajor({ 16: 'Variable "$limit" got invalid value 10000000000; Int cannot represent non 32-bit signed integer value: 10000000000', 17: 'Variable "$limit" has invalid value: Int cannot represent non 32-bit signed integer value: 10000000000' })],
+    ['limit=ten', 'GET', '/api/v1/books?limit=ten', {}, 'BAD_REQUEST', byMajor({ 16: 'Variable "$limit" got invalid value "ten"; Int cannot represent non-integer value: "ten"', 17: 'Variable "$limit" has invalid value: Int cannot represent non-integer value: "ten"' })],
+    ['limit= (empty)', 'GET', '/api/v1/books?limit=', {}, 'BAD_REQUEST', byMajor({ 16: 'Variable "$limit" got invalid value ""; Int cannot represent non-integer value: ""', 17: 'Variable "$limit" has invalid value: Int cannot represent non-integer value: ""' })],
+    ['genre=POETRY', 'GET', '/api/v1/books?genre=POETRY', {}, 'BAD_REQUEST', byMajor({ 16: 'Variable "$genre" got invalid value "POETRY"; Value "POETRY" does not exist in "Genre" enum.', 17: 'Variable "$genre" has invalid value: Value "POETRY" does not exist in "Genre" enum.' })],
     ['a body on GET', 'GET', '/api/v1/books/b1', { json: {} }, 'BAD_REQUEST', 'A GET request has no body.'],
     ['a body on DELETE', 'DELETE', '/api/v1/reviews/r1', { headers: EDITOR, json: { id: 'r1' } }, 'BAD_REQUEST', 'A DELETE request has no body.'],
     ['a body that is not JSON', 'POST', '/api/v1/books/b1/reviews', { headers: { ...EDITOR, 'content-type': 'application/json' }, body: 'stars=4' }, 'BAD_REQUEST', `The body is not valid JSON: ${jsonSyntaxMessage('stars=4')}`],

@@ -11,6 +11,7 @@ import { buildSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { compareSchemas, formatReport } from '../src/schema/schemaEvolution.ts';
 import { demoSchema } from '../src/demo/librarySchema.ts';
+import { byMajor } from './support/graphqlMajor.ts';
 import { DEMO_RESOURCES } from '../src/demo/resources.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -49,7 +50,12 @@ describe('compareSchemas', () => {
     const report = compareSchemas(v1, current);
     expect(report.bump).toBe('minor');
     expect(report.changes).toEqual([
-      { kind: 'dangerous', type: 'OPTIONAL_ARG_ADDED', description: 'An optional arg lang on Query.book was added.' },
+      // The wording of breaking and dangerous changes is graphql-js's own.
+      {
+        kind: 'dangerous',
+        type: 'OPTIONAL_ARG_ADDED',
+        description: byMajor({ 16: 'An optional arg lang on Query.book was added.', 17: 'An optional argument Query.book(lang:) was added.' }),
+      },
       { kind: 'addition', type: 'FIELD_ADDED', description: 'Query.author was added.' },
       { kind: 'addition', type: 'FIELD_ADDED', description: 'Book.pages was added.' },
       { kind: 'addition', type: 'TYPE_ADDED', description: 'Author was added.' },
@@ -60,12 +66,13 @@ describe('compareSchemas', () => {
     const current = buildSchema('type Query { book(id: ID!): Book } type Book { id: ID! }');
     const report = compareSchemas(v1, current, [{ version: 'v1', routes: { 'GET /books/{id}': 'query ($id: ID!) { book(id: $id) { id title } }' } }]);
     expect(report.bump).toBe('major');
-    expect(report.changes).toEqual([{ kind: 'breaking', type: 'FIELD_REMOVED', description: 'Book.title was removed.' }]);
+    const removed = byMajor({ 16: 'Book.title was removed.', 17: 'Field Book.title was removed.' });
+    expect(report.changes).toEqual([{ kind: 'breaking', type: 'FIELD_REMOVED', description: removed }]);
     expect(report.brokenRoutes).toEqual(['GET /books/{id} (v1): Cannot query field "title" on type "Book".']);
     expect(formatReport(report)).toBe(
       [
         'Breaking changes (1):',
-        '  FIELD_REMOVED: Book.title was removed.',
+        `  FIELD_REMOVED: ${removed}`,
         'Version: raise the major part (breaking changes).',
         'Published routes that no longer validate (1):',
         '  GET /books/{id} (v1): Cannot query field "title" on type "Book".',

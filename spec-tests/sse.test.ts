@@ -15,6 +15,7 @@ import { apiKeyAuth, hashApiKey } from '../src/index.ts';
 import type { LogEntry } from '../src/index.ts';
 import { jsonSyntaxMessage } from './support/httpServer.ts';
 import { FEED_FAILURE, headersOf, openEventStream, startRealtimeServer, within } from './support/realtime.ts';
+import { byMajor } from './support/graphqlMajor.ts';
 import type { OpenedStream, RealtimeServer, RealtimeServerOptions } from './support/realtime.ts';
 
 /** A server for this test only, closed when it finishes. */
@@ -108,7 +109,10 @@ describe('the graphql-sse client in distinct connections mode', () => {
       {
         errors: [
           {
-            message: 'Field "ticks" argument "topic" of type "String!" is required, but it was not provided.',
+            message: byMajor({
+              16: 'Field "ticks" argument "topic" of type "String!" is required, but it was not provided.',
+              17: 'Argument "Subscription.ticks(topic:)" of type "String!" is required, but it was not provided.',
+            }),
             locations: [{ line: 1, column: 16 }],
             extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
           },

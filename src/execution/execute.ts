@@ -62,12 +62,17 @@ import type { CompilerRuntime } from './compileFields.ts';
 import { ExecutionTracer } from './trace.ts';
 import { ExecutionSignals } from './executionSignals.ts';
 import {
+  AWAITED_ERRORS_WAIT_A_MICROTASK,
+  CHECKS_EXECUTION_ARGUMENTS,
   HONOURS_ABORT_SIGNAL,
+  IS_TYPE_OF_FIRST,
   NOT_A_TYPE_NAME_SUFFIX,
   OUTPUT_COERCION,
   REFUSES_TYPE_OBJECT_FROM_RESOLVE_TYPE,
   abortedExecutionError,
   argumentValues,
+  assertUsableSchema,
+  incrementalSchemaError,
   coerceVariableValues,
   noVariables,
   valuesOf,
@@ -128,6 +133,8 @@ type Container = ResultObject | unknown[];
  */
 export function execute(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
   const { schema, document, variableValues } = args;
+  const incremental = incrementalSchemaError(schema);
+  if (incremental !== null) throw incremental;
   assertValidExecutionArguments(schema, document, variableValues);
 
   const plan = planOperation(schema, document, args.operationName);
@@ -159,20 +166,35 @@ export function executePlan(plan: OperationPlan, args: PlannedExecuteArgs): Prom
   return new Execution(plan, args, variables).run();
 }
 
+/** executePlan with variables already coerced (graphql 17 coerces a subscription's once, for all its events). */
+export function executeWithVariables(plan: OperationPlan, args: PlannedExecuteArgs, variables: VariableValues): PromiseOrValue<ExecutionResult> {
+  return new Execution(plan, args, variables).run();
+}
+
 let lastValidSchema: GraphQLSchema | null = null;
 
-/** The checks graphql-js makes before executing; failing them is a programming error. */
+/**
+ * The checks graphql-js makes before executing; failing them is a programming error. A schema
+ * from another copy of graphql, or an installed graphql this package does not support, gets one
+ * error saying so (graphqlCompat.ts) before graphql's own checks would name neither.
+ */
 export function assertValidExecutionArguments(
   schema: GraphQLSchema,
   document: DocumentNode,
   variableValues: ExecutionArgs['variableValues'],
 ): void {
-  if (!document) throw new Error('Must provide document.');
+  if (CHECKS_EXECUTION_ARGUMENTS && !document) throw new Error('Must provide document.');
   // A schema, once valid, stays valid (graphql-js keeps the verdict on it): the usual caller
   // passes the same schema every time, so the check is skipped for the last one that passed.
   if (schema !== lastValidSchema) {
+    assertUsableSchema(schema, 'execute');
     assertValidSchema(schema);
     lastValidSchema = schema;
+  }
+  if (!CHECKS_EXECUTION_ARGUMENTS) {
+    // graphql 17 just reads the document, and takes the variables as they come.
+    if (document == null) throw new TypeError(`Cannot read properties of ${String(document)} (reading 'definitions')`);
+    return;
   }
   if (variableValues != null && typeof variableValues !== 'object') {
     throw new Error(
@@ -506,7 +528,7 @@ class Execution implements RequestScope, NulledPositions {
           settled = true;
           if (this.trace !== null) this.trace.settled(promise);
           if (this.aborted !== null) {
-            this.failNextMicrotask(new Error('Aborted!'), field, container, key, path, task, continuation);
+            this.failAwaited(new Error('Aborted!'), field, container, key, path, task, continuation);
             return;
           }
           try {
@@ -518,7 +540,7 @@ class Execution implements RequestScope, NulledPositions {
               else this.store(container, key, path, completed);
             }
           } catch (error) {
-            this.failNextMicrotask(error, field, container, key, path, task, continuation);
+            this.failAwaited(error, field, container, key, path, task, continuation);
             return;
           }
           task?.scheduler.valuePending(task, -1);
@@ -528,7 +550,7 @@ class Execution implements RequestScope, NulledPositions {
           if (settled) return;
           settled = true;
           if (this.trace !== null) this.trace.settled(promise);
-          this.failNextMicrotask(error, field, container, key, path, task, continuation);
+          this.failAwaited(error, field, container, key, path, task, continuation);
         },
       );
     } catch (error) {
@@ -544,12 +566,13 @@ class Execution implements RequestScope, NulledPositions {
   }
 
   /**
-   * A value awaited in place failed (rejected, or could not be completed): recorded one
-   * microtask later, as graphql-js records it. There a field's promise goes through two `then`s
-   * (complete the value, then handle its error), so such errors come after the synchronous
-   * errors of objects that resolved in the same turn. Drop-in users diff error lists.
+   * A value awaited in place failed (rejected, or could not be completed). graphql 16 records it
+   * one microtask later: there a field's promise goes through two `then`s (complete the value,
+   * then handle its error), so such errors come after the synchronous errors of objects that
+   * resolved in the same turn. graphql 17 awaits the value and handles the error in the same
+   * step, so it records it at once (graphqlCompat.ts). Drop-in users diff error lists.
    */
-  private failNextMicrotask(
+  private failAwaited(
     error: unknown,
     field: FieldPlan,
     container: Container,
@@ -558,11 +581,13 @@ class Execution implements RequestScope, NulledPositions {
     task: ReturnType<typeof currentTask> | undefined,
     continuation: Continuation,
   ): void {
-    queueMicrotask(() => {
+    const fail = () => {
       this.failAsync(error, field, container, key, path);
       task?.scheduler.valuePending(task, -1);
       this.settle(continuation);
-    });
+    };
+    if (AWAITED_ERRORS_WAIT_A_MICROTASK) queueMicrotask(fail);
+    else fail();
   }
 
   /** The root selection set failed, but only once what is pending beneath it has settled. */
@@ -995,7 +1020,9 @@ function completeListItem(
 
 /**
  * Objects: check `isTypeOf` if the type has one (it may be asynchronous), then execute the
- * sub-selection. The field list is chosen first, as graphql-js does, so its errors come first.
+ * sub-selection. graphql 16 chooses the field list before asking `isTypeOf`, so the errors of
+ * choosing it (a `@skip` whose variable is null) come first; graphql 17 asks `isTypeOf` first
+ * (graphqlCompat.ts).
  */
 function completeObjectValue(
   exec: Execution,
@@ -1005,17 +1032,19 @@ function completeObjectValue(
   path: ResponsePath,
 ): PromiseOrValue<ResultObject> {
   const selections = field.selectionsFor(type);
-  const fields = exec.fieldsOf(selections);
+  let fields = IS_TYPE_OF_FIRST ? undefined : exec.fieldsOf(selections);
   if (type.isTypeOf != null) {
     const isTypeOf = type.isTypeOf(value, exec.contextValue, infoAt(exec, field, path));
     if (isPromiseLike(isTypeOf)) {
       return Promise.resolve(isTypeOf).then((matches) => {
+        if (exec.aborted !== null) throw new Error('Aborted!');
         if (!matches) throw invalidReturnTypeError(type, value, field);
-        return executeSelection(exec, selections, fields, value, path);
+        return executeSelection(exec, selections, fields ?? exec.fieldsOf(selections), value, path);
       });
     }
     if (!isTypeOf) throw invalidReturnTypeError(type, value, field);
   }
+  fields ??= exec.fieldsOf(selections);
   return executeSelection(exec, selections, fields, value, path);
 }
 
@@ -1035,9 +1064,10 @@ function completeAbstractValue(
   const resolveType = abstractType.resolveType ?? exec.typeResolver;
   const runtimeType = resolveType(value, exec.contextValue, infoAt(exec, field, path), abstractType);
   if (isPromiseLike(runtimeType)) {
-    return Promise.resolve(runtimeType).then((resolved) =>
-      completeObjectValue(exec, field, ensureValidRuntimeType(exec, resolved, abstractType, field, value), value, path),
-    );
+    return Promise.resolve(runtimeType).then((resolved) => {
+      if (exec.aborted !== null) throw new Error('Aborted!');
+      return completeObjectValue(exec, field, ensureValidRuntimeType(exec, resolved, abstractType, field, value), value, path);
+    });
   }
   return completeObjectValue(exec, field, ensureValidRuntimeType(exec, runtimeType, abstractType, field, value), value, path);
 }

@@ -1,7 +1,7 @@
 /**
- * subscribe: runs a subscription operation (spec 6.2.3 "Subscription"), a drop-in for
- * graphql-js 16's `subscribe` and `createSourceEventStream`: the same arguments, the same
- * results, the same errors.
+ * subscribe: runs a subscription operation (spec 6.2.3 "Subscription"), a drop-in for the
+ * installed graphql-js's `subscribe` (16 or 17; where they differ, graphqlCompat.ts says how),
+ * and `createSourceEventStream` with graphql-js 16's arguments: the same results, the same errors.
  *
  *   CreateSourceEventStream   choose the operation and coerce its variables (request errors),
  *                             then call the root field's `subscribe` resolver (a field error):
@@ -10,11 +10,11 @@
  *                             operation (ExecuteSubscriptionEvent), the root field's `resolve`
  *                             applied to it like any resolver's.
  *
- * graphql-js executes every event from scratch: it chooses the operation, coerces the variables
- * and walks the document again. Here the operation is chosen and planned once per subscription;
- * each event runs the plan (execute.ts `executePlan`), which after the first events is the same
- * generated code a repeated query runs. Variables are coerced for every event, as in graphql-js,
- * so that each event gets values of its own.
+ * graphql-js executes every event from scratch: it walks the document again (16 also chooses the
+ * operation and coerces the variables again). Here the operation is chosen and planned once per
+ * subscription; each event runs the plan (execute.ts `executePlan`), which after the first events
+ * is the same generated code a repeated query runs. Variables are coerced as the installed
+ * graphql coerces them: for every event (16), or once (17).
  *
  * Closing the response stream (`return()`) closes the source stream, so the publisher can clean
  * up; an error thrown by the source ends the response stream with that error, as in graphql-js.
@@ -25,10 +25,20 @@ import { inspect } from '../jsutils/inspect.ts';
 import { isAsyncIterable } from '../jsutils/isAsyncIterable.ts';
 import { mapAsyncIterable } from '../jsutils/mapAsyncIterable.ts';
 import { collectFields } from '../language/collectFields.ts';
-import { NON_STREAM_IS_FIELD_ERROR, argumentValues, coerceVariableValues } from '../language/graphqlCompat.ts';
+import {
+  ANY_SOURCE_ERROR_IS_A_RESULT,
+  CHECKS_SUBSCRIPTION_OPERATION,
+  COERCES_VARIABLES_PER_EVENT,
+  NON_STREAM_IS_FIELD_ERROR,
+  NO_ROOT_FIELD_MESSAGE,
+  REFUSES_POSITIONAL_SUBSCRIBE,
+  argumentValues,
+  coerceVariableValues,
+  ensureGraphQLError,
+} from '../language/graphqlCompat.ts';
 import type { VariableValues } from '../language/graphqlCompat.ts';
 import { fieldDefinition } from '../language/fieldDefinition.ts';
-import { assertValidExecutionArguments, executePlan } from './execute.ts';
+import { assertValidExecutionArguments, executePlan, executeWithVariables } from './execute.ts';
 import type { ExecuteArgs } from './execute.ts';
 import { newPath, pathToArray } from './path.ts';
 import { OperationPlan, planOperation } from './plan.ts';
@@ -42,15 +52,22 @@ export interface SubscribeArgs extends ExecuteArgs {
 
 /**
  * Subscribes: the response stream (an AsyncIterable of ExecutionResult), or an ExecutionResult
- * holding the request or field errors that kept the source stream from being made. Like
- * graphql-js's, it always answers with a promise; misuse of the API rejects it.
+ * holding the request or field errors that kept the source stream from being made. It answers
+ * with a promise. Misuse of the API rejects it under graphql 16, as graphql 16's does; under
+ * graphql 17 it throws at once, as 17's does, and so does an operation that is not a
+ * subscription (graphqlCompat.ts).
  */
 export function subscribe(args: SubscribeArgs): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> {
-  // graphql-js 16 refuses the positional form of v15 the same way.
-  if (arguments.length >= 2) {
+  if (REFUSES_POSITIONAL_SUBSCRIBE && arguments.length >= 2) {
     return Promise.reject(new Error('graphql@16 dropped long-deprecated support for positional arguments, please pass an object instead.'));
   }
-  return subscribeAsync(args);
+  if (!CHECKS_SUBSCRIPTION_OPERATION) return subscribeAsync(args);
+  const plan = chooseOperation(args);
+  if (!(plan instanceof OperationPlan)) return Promise.resolve(plan);
+  const coerced = coerceVariables(plan, args);
+  if (coerced.errors !== undefined) return Promise.resolve({ errors: [...coerced.errors] });
+  if (plan.operation.operation !== 'subscription') throw new GraphQLError('Expected subscription operation.');
+  return subscribeWithVariables(plan, args, coerced.variables);
 }
 
 async function subscribeAsync(args: SubscribeArgs): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> {
@@ -70,12 +87,24 @@ export async function subscribePlan(
   plan: OperationPlan,
   args: PlannedSubscribeArgs,
 ): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> {
-  const source = await planSourceStream(plan, args);
+  const coerced = coerceVariables(plan, args);
+  if (coerced.errors !== undefined) return { errors: [...coerced.errors] };
+  return subscribeWithVariables(plan, args, coerced.variables);
+}
+
+async function subscribeWithVariables(
+  plan: OperationPlan,
+  args: PlannedSubscribeArgs,
+  variables: VariableValues,
+): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> {
+  const source = await sourceWithVariables(plan, args, variables);
   if (!('stream' in source)) return source;
-  // ExecuteSubscriptionEvent: the planned operation, with the event as its root value. Its
-  // variables are coerced again for every event, as graphql-js coerces them: each event gets
-  // values of its own, which a resolver may change without the next event seeing it.
-  return mapAsyncIterable(source.stream, (payload) => executePlan(plan, { ...args, rootValue: payload }));
+  // ExecuteSubscriptionEvent: the planned operation, with the event as its root value. graphql 16
+  // coerces the variables again for every event: each event gets values of its own, which a
+  // resolver may change without the next event seeing it. graphql 17 coerces them once, and
+  // every event shares them (graphqlCompat.ts).
+  if (COERCES_VARIABLES_PER_EVENT) return mapAsyncIterable(source.stream, (payload) => executePlan(plan, { ...args, rootValue: payload }));
+  return mapAsyncIterable(source.stream, (payload) => executeWithVariables(plan, { ...args, rootValue: payload }, variables));
 }
 
 /**
@@ -128,20 +157,31 @@ async function sourceEventStream(args: SubscribeArgs): Promise<Source> {
 }
 
 async function planSourceStream(plan: OperationPlan, args: PlannedSubscribeArgs): Promise<Source> {
-  const coerced = coerceVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
+  const coerced = coerceVariables(plan, args);
+  if (coerced.errors !== undefined) return { errors: [...coerced.errors] };
+  return sourceWithVariables(plan, args, coerced.variables);
+}
+
+/** CoerceVariableValues (spec 6.1.2) for the subscription's operation. */
+function coerceVariables(plan: OperationPlan, args: PlannedSubscribeArgs): ReturnType<typeof coerceVariableValues> {
+  return coerceVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
     maxErrors: args.options?.maxCoercionErrors,
     hideSuggestions: args.hideSuggestions,
   });
-  if (coerced.errors !== undefined) return { errors: [...coerced.errors] };
+}
+
+async function sourceWithVariables(plan: OperationPlan, args: PlannedSubscribeArgs, variables: VariableValues): Promise<Source> {
   try {
-    const stream = await subscriptionStream(args, plan, coerced.variables);
+    const stream = await subscriptionStream(args, plan, variables);
     if (!isAsyncIterable(stream)) {
       throw new Error(`Subscription field must return Async Iterable. Received: ${inspect(stream)}.`);
     }
     return { stream };
   } catch (error) {
-    // A field error (located by subscriptionStream) is an answer; anything else is a fault.
+    // A field error (located by subscriptionStream) is an answer; anything else is a fault,
+    // which graphql 17 answers too (graphqlCompat.ts).
     if (error instanceof GraphQLError) return { errors: [error] };
+    if (ANY_SOURCE_ERROR_IS_A_RESULT) return { errors: [ensureGraphQLError(error)] };
     throw error;
   }
 }
@@ -159,7 +199,11 @@ async function subscriptionStream(args: PlannedSubscribeArgs, plan: OperationPla
     throw new GraphQLError('Schema is not configured to execute subscription operation.', { nodes: operation });
   }
   const rootFields = collectFields(schema, fragments, variables, rootType, [operation.selectionSet]);
-  const [responseName, fieldNodes] = [...rootFields.entries()][0] as [string, FieldNode[]];
+  // @skip and @include can leave no root field (the SingleFieldSubscriptions rule cannot see
+  // variables): graphql-js then fails taking the first one apart, with the TypeError below.
+  const first = rootFields.entries().next();
+  if (first.done === true) throw new TypeError(NO_ROOT_FIELD_MESSAGE);
+  const [responseName, fieldNodes] = first.value;
   const node = fieldNodes[0] as FieldNode;
   const definition = fieldDefinition(schema, rootType, node.name.value);
   if (definition === undefined) {

@@ -9,7 +9,7 @@
  */
 import { GraphQLIncludeDirective, GraphQLSkipDirective, Kind, isAbstractType, typeFromAST } from 'graphql';
 import type { Fragments } from './selectOperation.ts';
-import { directiveValues } from './graphqlCompat.ts';
+import { SPREAD_CONDITIONS_FIRST, directiveValues } from './graphqlCompat.ts';
 import type { VariableValues } from './graphqlCompat.ts';
 import type {
   DirectiveNode,
@@ -77,7 +77,12 @@ function collectInto(
       }
       case Kind.FRAGMENT_SPREAD: {
         const name = selection.name.value;
-        if (visited.has(name) || !shouldInclude(variableValues, selection)) continue;
+        // A spread already followed is skipped before (16) or after (17) its @skip/@include are
+        // read: it decides whether a condition that cannot be coerced is an error (graphqlCompat.ts).
+        const skipped = SPREAD_CONDITIONS_FIRST
+          ? !shouldInclude(variableValues, selection) || visited.has(name)
+          : visited.has(name) || !shouldInclude(variableValues, selection);
+        if (skipped) continue;
         visited.add(name);
         const fragment = fragments[name];
         if (fragment === undefined || !typeConditionMatches(schema, fragment, runtimeType)) continue;

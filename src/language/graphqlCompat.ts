@@ -16,16 +16,28 @@
  * | `info` members                         | ten                             | twelve: `getAbortSignal`, `getAsyncHelpers` |
  * | a leaf value's output coercion         | `serialize`                     | `coerceOutputValue`                     |
  * | `resolveType` returning a type object  | an error of its own             | the error of any non-string answer      |
+ * | an object's `isTypeOf`                 | asked after choosing its fields | asked before                            |
+ * | a fragment spread seen before          | skipped before its @skip/@include are read | after                       |
+ * | an awaited value's error is recorded   | a microtask after it settles    | as it settles                           |
  * | `@experimental_disableErrorPropagation`| (no such directive)             | a Non-Null error stays at its position  |
  * | `abortSignal` in the arguments         | ignored                         | aborts: `AbortedGraphQLExecutionError`  |
+ * | no document, variables not an object   | its own errors                  | a TypeError reading it; variables as given |
  * | a schema with `@defer` or `@stream`    | executed                        | `execute` throws                        |
  * | a subscribe resolver's non-stream      | `subscribe` rejects             | a field error in the result             |
+ * | any other error making the source      | `subscribe` rejects             | an error in the result                  |
+ * | a subscription's variables are coerced | again for every event           | once, shared by its events              |
+ * | `subscribe` given a query or mutation  | runs it on the subscription root| throws "Expected subscription operation." |
+ * | `subscribe(schema, document, …)`       | rejects, naming graphql 16      | throws graphql's misuse error           |
  * | a custom scalar's functions            | `serialize`, `parseValue`, `parseLiteral` | also `coerceOutputValue`, `coerceInputValue`, `coerceInputLiteral`, `valueToLiteral` |
  *
  * Modules ask this one for a behaviour (a function or a flag named after it), never for the
  * major: the table above is the whole of the difference.
  */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import * as graphql from 'graphql';
+import { inspect } from '../jsutils/inspect.ts';
 import type { DirectiveNode, FieldNode, GraphQLDirective, GraphQLError, GraphQLField, GraphQLLeafType, GraphQLSchema, OperationDefinitionNode, VariableDefinitionNode } from 'graphql';
 
 /** The installed graphql's version, e.g. `17.1.0`. */
@@ -47,6 +59,52 @@ export function unsupportedGraphqlVersion(): string | null {
   const { major, minor } = graphql.versionInfo;
   if ((major === 16 && minor >= 9) || major === 17) return null;
   return `graphql-engine runs on graphql ${SUPPORTED_GRAPHQL}, but this project has graphql ${GRAPHQL_VERSION}. Install one graphql in that range (npm install graphql@17); this package uses the one your project has.`;
+}
+
+/**
+ * Throws one clear error when `schema` cannot run here: the installed graphql is outside the
+ * supported range, or the schema was built by another copy of graphql (another version, or a
+ * second instance of the same one: two copies reject each other's schemas, and graphql's own
+ * error for that comes from deep inside and names neither). `entry` names the function called.
+ */
+export function assertUsableSchema(schema: unknown, entry: string): void {
+  const unsupported = unsupportedGraphqlVersion();
+  if (unsupported !== null) throw new Error(`${entry}: ${unsupported}`);
+  if (isOwnSchema(schema) || !looksLikeSchema(schema)) return;
+  throw new TypeError(
+    `${entry}: the schema was built by another copy of graphql (${foreignGraphql(schema)}) than the one this package uses (graphql ${GRAPHQL_VERSION}${installedAt()}). Install one graphql; this package uses the one your project has (\`npm ls graphql\` lists every copy).`,
+  );
+}
+
+/** Whether the installed graphql made this schema. (graphql 16 throws its own realm error for a look-alike outside production.) */
+function isOwnSchema(schema: unknown): boolean {
+  try {
+    return graphql.isSchema(schema);
+  } catch {
+    return false;
+  }
+}
+
+function looksLikeSchema(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && typeof (value as { getQueryType?: unknown }).getQueryType === 'function';
+}
+
+/** Which graphql made a schema, as far as its shape tells: 17 marks its objects with `__kind`; 16 added `getRootType`. */
+function foreignGraphql(schema: object): string {
+  const major = '__kind' in schema ? 17 : typeof (schema as { getRootType?: unknown }).getRootType === 'function' ? 16 : 15;
+  if (major === GRAPHQL_MAJOR) return `a second instance of graphql ${major}`;
+  return major === 15 ? 'graphql 15 or older' : `graphql ${major}`;
+}
+
+/** Where the installed graphql is, for the message above: the folder of its package.json. */
+function installedAt(): string {
+  try {
+    let folder = dirname(createRequire(import.meta.url).resolve('graphql'));
+    while (!existsSync(join(folder, 'package.json')) && dirname(folder) !== folder) folder = dirname(folder);
+    return ` at ${folder}`;
+  } catch {
+    return '';
+  }
 }
 
 /**
@@ -146,6 +204,26 @@ export function hasBuiltInEnumCoercion(type: graphql.GraphQLEnumType): boolean {
  */
 export const REFUSES_TYPE_OBJECT_FROM_RESOLVE_TYPE = !IS_17;
 
+/**
+ * Whether CollectFields reads a fragment spread's `@skip`/`@include` before checking that the
+ * fragment was already followed (17), not after (16): with a condition that cannot be coerced,
+ * a repeated spread is an error under 17 only.
+ */
+export const SPREAD_CONDITIONS_FIRST = IS_17;
+
+/**
+ * Whether an object type's `isTypeOf` is asked before its field list is chosen (17), so that its
+ * refusal is the error reported, rather than one from choosing the fields (16).
+ */
+export const IS_TYPE_OF_FIRST = IS_17;
+
+/**
+ * Whether the error of an awaited value (a rejection, or a failure completing what it resolved
+ * to) is recorded a microtask after it surfaces (16: a second `then` handles it), not at once
+ * (17: the `await` and the `catch` are one step). It decides the order of the errors list.
+ */
+export const AWAITED_ERRORS_WAIT_A_MICROTASK = !IS_17;
+
 /** The end of the message for a `resolveType` answer that is not a type name (17 says why). */
 export const NOT_A_TYPE_NAME_SUFFIX = IS_17 ? ', which is not a valid Object type name' : '';
 
@@ -170,6 +248,12 @@ export const GRAPHQL_17_SCALAR_FUNCTIONS: ReadonlyArray<string> = ['coerceOutput
 /** Whether `info` has 17's `getAbortSignal()` and `getAsyncHelpers()`. */
 export const INFO_HAS_EXECUTION_HELPERS = IS_17;
 
+/**
+ * Whether execute() checks its arguments with graphql 16's messages ("Must provide document.",
+ * variables that are not an object); graphql 17 checks the schema first, then just reads them.
+ */
+export const CHECKS_EXECUTION_ARGUMENTS = !IS_17;
+
 /** Whether `abortSignal` in execute()'s arguments aborts the execution (17), or is ignored (16). */
 export const HONOURS_ABORT_SIGNAL = IS_17;
 
@@ -183,6 +267,31 @@ export function incrementalSchemaError(schema: GraphQLSchema): Error | null {
   return new Error(
     'The provided schema unexpectedly contains experimental directives (@defer or @stream). These directives may only be utilized if experimental execution features are explicitly enabled.',
   );
+}
+
+/** Whether any error in making a subscription's source stream is an error in the result (17), not a rejection (16). */
+export const ANY_SOURCE_ERROR_IS_A_RESULT = IS_17;
+
+/** Whether a subscription's variables are coerced again for every event (16), or once for all of them (17). */
+export const COERCES_VARIABLES_PER_EVENT = !IS_17;
+
+/** Whether `subscribe` refuses an operation that is not a subscription (17), at once, before it answers. */
+export const CHECKS_SUBSCRIPTION_OPERATION = IS_17;
+
+/** Whether `subscribe` refuses graphql 15's positional arguments with 16's own message. */
+export const REFUSES_POSITIONAL_SUBSCRIBE = !IS_17;
+
+/**
+ * What graphql-js throws when `@skip`/`@include` leave a subscription no root field: V8's words
+ * for taking `undefined` apart, as each major's code does it.
+ */
+export const NO_ROOT_FIELD_MESSAGE = IS_17 ? 'firstRootField is not iterable' : 'undefined is not iterable (cannot read property Symbol(Symbol.iterator))';
+
+/** graphql 17's ensureGraphQLError: a GraphQLError as it is; anything else wrapped, with its message. */
+export function ensureGraphQLError(raw: unknown): graphql.GraphQLError {
+  if (raw instanceof graphql.GraphQLError) return raw;
+  const originalError = raw instanceof Error ? raw : new Error(`Unexpected error value: ${inspect(raw)}`);
+  return new graphql.GraphQLError(originalError.message, { originalError });
 }
 
 /** Whether a subscribe resolver's answer that is not an AsyncIterable is a field error in the result (17), not a rejection (16). */

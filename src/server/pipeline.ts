@@ -58,6 +58,7 @@ import type { PersistedQueriesOptions, TrustedDocumentsOptions } from '../securi
 import { GraphQLErrorCode, codedError, withCode } from './errors.ts';
 import { CacheCounts } from '../observability/cacheCounts.ts';
 import type { ReadinessCheck } from '../observability/health.ts';
+import { assertUsableSchema } from '../language/graphqlCompat.ts';
 import { SubscriptionGroups } from './sharedSubscriptions.ts';
 
 /** A value now, or a promise of it: the pipeline answers synchronously when execution is synchronous. */
@@ -299,6 +300,7 @@ interface PreparedDocument {
 }
 
 export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): OperationPipeline<Raw> {
+  assertUsableSchema(options.schema, 'graphql-engine');
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const production = options.production ?? process.env.NODE_ENV === 'production';
   const introspection = options.introspection ?? !production;
