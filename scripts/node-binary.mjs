@@ -7,7 +7,7 @@
  *   node scripts/node-binary.mjs 24     prints the path (exit 1 when there is none)
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const PINNED = fileURLToPath(new URL('../.ci/node/', import.meta.url));
@@ -18,6 +18,8 @@ export function nodeBinary(major) {
   const fromEnvironment = process.env[`NODE${major}`];
   if (fromEnvironment) return fromEnvironment;
   if (process.platform !== 'linux' || process.arch !== 'x64') return null;
+  const pinned = JSON.parse(readFileSync(`${PINNED}package.json`, 'utf8')).dependencies;
+  if (pinned[`node-${major}`] === undefined) return null;
   const binary = `${PINNED}node_modules/node-${major}/bin/node`;
   if (!existsSync(binary)) {
     execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: PINNED, stdio: 'inherit' });

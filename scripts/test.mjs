@@ -29,9 +29,13 @@ if (only !== undefined && !SETUPS.some((setup) => setup.name === only)) {
   process.exit(2);
 }
 
+// Suites that run programs under several Node majors find this machine's own through NODE<major>
+// (scripts/node-binary.mjs), also when vitest itself runs on another.
+const env = { ...process.env, [`NODE${process.versions.node.split('.')[0]}`]: process.execPath };
+
 /** Runs a command in the repository, its output passed through; returns whether it succeeded. */
 function run(command, commandArgs) {
-  const { status, error } = spawnSync(command, commandArgs, { cwd: ROOT, stdio: 'inherit' });
+  const { status, error } = spawnSync(command, commandArgs, { cwd: ROOT, stdio: 'inherit', env });
   if (error) console.error(`npm test: ${command} could not run: ${error.message}`);
   return status === 0;
 }

@@ -322,7 +322,7 @@ const macrotask = () => new Promise((resolve) => setImmediate(resolve));
 async function sameStreams(target: SubscriptionFixture, operation: GeneratedOperation, source: SourceSpec): Promise<void> {
   const transcripts: Step[][] = [];
   for (const [engine, run] of [
-    ['graphql-js', graphqlJsSubscribe],
+    ['graphql-js', graphqlJsSubscribe as unknown as SubscribeFn],
     ['ours', subscribe],
   ] as const) {
     running = engine;

@@ -14,7 +14,8 @@
  * that is served as usual.
  */
 import type { Redis } from 'ioredis';
-import { loadIoredis } from '../server/loadIoredis.ts';
+import { asRedis, loadIoredis } from '../server/loadIoredis.ts';
+import type { IoredisClient } from '../server/ioredisClient.ts';
 import { redisReadiness } from '../observability/health.ts';
 import type { ReadinessCheck } from '../observability/health.ts';
 import type { BucketCharge, RateLimitStore } from './store.ts';
@@ -24,7 +25,7 @@ export interface RedisStoreOptions {
   /** A redis:// or rediss:// URL (default: the REDIS_URL environment variable). */
   url?: string;
   /** Or a connected ioredis client of your own (not closed by the store). */
-  client?: Redis;
+  client?: IoredisClient;
   /** Prefix of the store's keys (default `graphql:ratelimit:`). */
   keyPrefix?: string;
   /** Longest wait for Redis's answer (default 1,000 ms); past it the charge fails. */
@@ -127,7 +128,7 @@ export class RedisStore implements RateLimitStore {
   constructor(options: RedisStoreOptions = {}) {
     this.prefix = options.keyPrefix ?? 'graphql:ratelimit:';
     this.now = options.now ?? null;
-    this.given = options.client ?? null;
+    this.given = options.client === undefined ? null : asRedis(options.client);
     this.owned = this.given === null;
     this.timeoutMs = options.timeoutMs ?? 1000;
     if (!Number.isInteger(this.timeoutMs) || this.timeoutMs <= 0) {

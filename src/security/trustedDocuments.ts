@@ -32,7 +32,8 @@ import type { Redis } from 'ioredis';
 import { describe } from '../jsutils/describe.ts';
 import { inspect } from '../jsutils/inspect.ts';
 import { LruCache } from '../jsutils/lruCache.ts';
-import { loadIoredis } from '../server/loadIoredis.ts';
+import { asRedis, loadIoredis } from '../server/loadIoredis.ts';
+import type { IoredisClient } from '../server/ioredisClient.ts';
 import { GraphQLErrorCode, codedError } from '../server/errors.ts';
 import { CacheCounts } from '../observability/cacheCounts.ts';
 import { redisReadiness } from '../observability/health.ts';
@@ -48,7 +49,7 @@ export interface PersistedQueriesOptions {
   /** Documents kept in memory (default 1,000). */
   cacheSize?: number;
   /** Keep registered documents in Redis, shared by every instance (url defaults to REDIS_URL). */
-  store?: { type: 'redis'; url?: string; client?: Redis; keyPrefix?: string; ttlSeconds?: number };
+  store?: { type: 'redis'; url?: string; client?: IoredisClient; keyPrefix?: string; ttlSeconds?: number };
 }
 
 export interface TrustedDocumentsOptions {
@@ -163,7 +164,7 @@ class AutomaticPersistedQueries implements DocumentResolver {
       }
       const ttlSeconds = store.ttlSeconds ?? 86_400;
       if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new TypeError(`persistedQueries.store.ttlSeconds must be a positive whole number, got ${describe(ttlSeconds)}.`);
-      const redis = { connection: null, made: null, url, client: store.client ?? null, prefix: store.keyPrefix ?? 'graphql:apq:', ttlSeconds };
+      const redis = { connection: null, made: null, url, client: store.client === undefined ? null : asRedis(store.client), prefix: store.keyPrefix ?? 'graphql:apq:', ttlSeconds };
       this.redis = redis;
       this.readiness = redisReadiness(
         'persisted query store (Redis)',

@@ -4,6 +4,12 @@
  * that does gets an error naming the package to install.
  */
 import type { Redis } from 'ioredis';
+import type { IoredisClient } from './ioredisClient.ts';
+
+/** The ioredis client behind an `IoredisClient` the application gave. */
+export function asRedis(client: IoredisClient): Redis {
+  return client as unknown as Redis;
+}
 
 let ioredis: Promise<{ Redis: typeof Redis }> | undefined;
 
