@@ -62,6 +62,7 @@ import type { CompilerRuntime } from './compileFields.ts';
 import { ExecutionTracer } from './trace.ts';
 import { ExecutionSignals } from './executionSignals.ts';
 import {
+  ABANDONS_NULLED_WORK,
   AWAITED_ERRORS_WAIT_A_MICROTASK,
   CHECKS_EXECUTION_ARGUMENTS,
   HONOURS_ABORT_SIGNAL,
@@ -251,6 +252,8 @@ class Execution implements RequestScope, NulledPositions {
   private readonly abortSignal: AbortSignal | undefined;
   /** Set when the caller's abortSignal aborted this execution. */
   aborted: { readonly reason: unknown } | null = null;
+  /** Set once the result is built. */
+  private finished = false;
   /** Rejects the response promise when the execution aborts. */
   private reject: ((error: unknown) => void) | null = null;
   private stopListening: (() => void) | undefined = undefined;
@@ -273,6 +276,15 @@ class Execution implements RequestScope, NulledPositions {
     // Kept to one load and one test here: this constructor is on every execution's path, inlined.
     this.trace = args.trace === true ? startTrace(this.scheduler) : null;
     this.abortSignal = HONOURS_ABORT_SIGNAL ? (args.abortSignal ?? undefined) : undefined;
+  }
+
+  /**
+   * Whether a value arriving now fails with "Aborted!" instead of being completed: the caller
+   * aborted (graphql 17's abortSignal), or, under graphql 17, the result was built without it
+   * (it was pending inside a nulled part; graphqlCompat.ts ABANDONS_NULLED_WORK).
+   */
+  get stopped(): boolean {
+    return this.aborted !== null || (ABANDONS_NULLED_WORK && this.finished);
   }
 
   executionSignals(): ExecutionSignals {
@@ -356,6 +368,7 @@ class Execution implements RequestScope, NulledPositions {
   /** The result, once nothing is pending: the abort listener goes, and the resolvers' signal aborts (graphql 17). */
   private completed(): ExecutionResult {
     this.stopListening?.();
+    this.finished = true;
     const result = this.result();
     this.signals?.finish();
     return result;
@@ -493,12 +506,22 @@ class Execution implements RequestScope, NulledPositions {
   /** A field error was handled at a nullable position: store null there; nothing beneath it is waited for. */
   nullField(error: GraphQLError, position: ResponsePath): void {
     this.recordError(error, position);
-    this.work.detach(position);
+    this.cutOff(position);
   }
 
   /** An error reached the root: `data` is null. */
   failRoot(error: GraphQLError): void {
     if (this.recordError(error, undefined)) this.data = null;
+    if (ABANDONS_NULLED_WORK) this.work.abandon(undefined);
+  }
+
+  /**
+   * What is pending beneath a nulled position holds up no failure above it (graphql 16), or is
+   * not waited for at all (graphql 17; graphqlCompat.ts).
+   */
+  private cutOff(position: ResponsePath): void {
+    if (ABANDONS_NULLED_WORK) this.work.abandon(position);
+    else this.work.detach(position);
   }
 
   /**
@@ -527,7 +550,10 @@ class Execution implements RequestScope, NulledPositions {
           if (settled) return;
           settled = true;
           if (this.trace !== null) this.trace.settled(promise);
-          if (this.aborted !== null) {
+          if (this.stopped) {
+            // Not completed, so the promises among a list's items are never awaited: their
+            // rejections must not go unhandled.
+            if (isPlainArray(resolved)) for (const item of resolved) if (isPromiseLike(item)) item.then(undefined, ignore);
             this.failAwaited(new Error('Aborted!'), field, container, key, path, task, continuation);
             return;
           }
@@ -634,7 +660,7 @@ class Execution implements RequestScope, NulledPositions {
       }
       if (parent.nullable) {
         if (this.recordError(error, parent)) this.nullAt(parent);
-        this.work.detach(parent);
+        this.cutOff(parent);
         return;
       }
       position = parent;
@@ -669,6 +695,8 @@ class FailedRead {
     this.error = error;
   }
 }
+
+const ignore = () => undefined;
 
 /** Marks that resolveField must read the property itself. */
 const NOT_READ = Symbol('not read');
@@ -778,6 +806,7 @@ function executeFields(
  * rejects; otherwise the error goes on up at once.
  */
 function failObject(exec: Execution, path: ResponsePath | undefined, since: number, error: unknown): Promise<never> {
+  if (ABANDONS_NULLED_WORK) throw error;
   const deferred = exec.work.defer(path, since, error);
   if (deferred === null) throw error;
   return deferred;
@@ -937,7 +966,7 @@ function completeValue(
 ): unknown {
   if (value instanceof Error) throw value;
   if (value == null) {
-    if (!plan.nullable) {
+    if (plan.nonNull) {
       throw new Error(`Cannot return null for non-nullable field ${field.parentType.name}.${field.fieldName}.`);
     }
     return null;
@@ -1037,7 +1066,7 @@ function completeObjectValue(
     const isTypeOf = type.isTypeOf(value, exec.contextValue, infoAt(exec, field, path));
     if (isPromiseLike(isTypeOf)) {
       return Promise.resolve(isTypeOf).then((matches) => {
-        if (exec.aborted !== null) throw new Error('Aborted!');
+        if (exec.stopped) throw new Error('Aborted!');
         if (!matches) throw invalidReturnTypeError(type, value, field);
         return executeSelection(exec, selections, fields ?? exec.fieldsOf(selections), value, path);
       });
@@ -1065,7 +1094,7 @@ function completeAbstractValue(
   const runtimeType = resolveType(value, exec.contextValue, infoAt(exec, field, path), abstractType);
   if (isPromiseLike(runtimeType)) {
     return Promise.resolve(runtimeType).then((resolved) => {
-      if (exec.aborted !== null) throw new Error('Aborted!');
+      if (exec.stopped) throw new Error('Aborted!');
       return completeObjectValue(exec, field, ensureValidRuntimeType(exec, resolved, abstractType, field, value), value, path);
     });
   }

@@ -18,6 +18,10 @@
  *
  * On the happy path this costs one record per continuation and nothing else: counting only
  * happens while a deferred failure exists.
+ *
+ * graphql 17 does neither (graphqlCompat.ts ABANDONS_NULLED_WORK): a failing object fails at once,
+ * and the response is built without waiting for what is still pending inside a part an error has
+ * nulled. Such continuations are *abandoned*: no longer counted, they settle unseen.
  */
 import type { ResponsePath } from './path.ts';
 
@@ -33,6 +37,8 @@ export interface Continuation {
   readonly seq: number;
   /** The deferred failures that wait for this continuation. */
   waitedOnBy: DeferredFailure[] | null;
+  /** No longer waited for (abandon): it is out of the list, and its settling counts for nothing. */
+  abandoned: boolean;
   previous: Continuation | null;
   next: Continuation | null;
 }
@@ -67,7 +73,7 @@ export class PendingWork {
   }
 
   add(path: ResponsePath | undefined): Continuation {
-    const continuation: Continuation = { path, seq: this.seq++, waitedOnBy: null, previous: this.last, next: null };
+    const continuation: Continuation = { path, seq: this.seq++, waitedOnBy: null, abandoned: false, previous: this.last, next: null };
     if (this.last !== null) this.last.next = continuation;
     this.last = continuation;
     this.size++;
@@ -77,11 +83,8 @@ export class PendingWork {
 
   /** A continuation settled: the failures waiting for it may now fire. */
   done(continuation: Continuation): void {
-    const { previous, next } = continuation;
-    if (previous !== null) previous.next = next;
-    if (next !== null) next.previous = previous;
-    else this.last = previous;
-    this.size--;
+    if (continuation.abandoned) return;
+    this.unlink(continuation);
     const waiters = continuation.waitedOnBy;
     if (waiters !== null) {
       continuation.waitedOnBy = null;
@@ -152,6 +155,29 @@ export class PendingWork {
     }
   }
 
+  /**
+   * The response at `position` (undefined: the root) was nulled, and nothing pending beneath it is
+   * waited for any more (graphql 17): those continuations are abandoned.
+   */
+  abandon(position: ResponsePath | undefined): void {
+    for (let continuation = this.last; continuation !== null; ) {
+      const previous = continuation.previous;
+      if (isAtOrBelow(continuation.path, position)) {
+        this.unlink(continuation);
+        continuation.abandoned = true;
+      }
+      continuation = previous;
+    }
+  }
+
+  private unlink(continuation: Continuation): void {
+    const { previous, next } = continuation;
+    if (previous !== null) previous.next = next;
+    if (next !== null) next.previous = previous;
+    else this.last = previous;
+    this.size--;
+  }
+
   private fire(failure: DeferredFailure): void {
     failure.fired = true;
     this.unfired--;
@@ -191,6 +217,10 @@ function depthOf(position: ResponsePath | undefined): number {
   let depth = 0;
   for (let node = position; node !== undefined; node = node.prev) depth++;
   return depth;
+}
+
+function isAtOrBelow(path: ResponsePath | undefined, ancestor: ResponsePath | undefined): boolean {
+  return path === ancestor || isStrictlyBelow(path, ancestor);
 }
 
 function isStrictlyBelow(path: ResponsePath | undefined, ancestor: ResponsePath | undefined): boolean {

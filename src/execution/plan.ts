@@ -56,7 +56,7 @@ import { fieldDefinition } from '../language/fieldDefinition.ts';
 import { selectOperation } from '../language/selectOperation.ts';
 import { collectFields, containsVariable, dependsOnVariables } from '../language/collectFields.ts';
 import type { CollectedFields, Fragments } from '../language/collectFields.ts';
-import { argumentValues, hasBuiltInEnumCoercion, outputCoercion } from '../language/graphqlCompat.ts';
+import { argumentValues, hasBuiltInEnumCoercion, outputCoercion, propagatesErrors } from '../language/graphqlCompat.ts';
 import type { VariableValues } from '../language/graphqlCompat.ts';
 
 export type ArgumentValues = Record<string, unknown>;
@@ -72,7 +72,12 @@ export const enum ValueKind {
 }
 
 interface ValuePlanBase {
-  /** Whether null may be stored at this position (the type is not wrapped in Non-Null). */
+  /** Whether the type forbids null here (it is wrapped in Non-Null): completing null is an error. */
+  readonly nonNull: boolean;
+  /**
+   * Whether a field error at this position stops here, null in its place: the type is not
+   * Non-Null, or errors do not propagate in this operation (OperationPlan.propagatesErrors).
+   */
   readonly nullable: boolean;
   /** Whether completing it needs its own response path (lists and composites: their children do). */
   readonly needsPath: boolean;
@@ -163,7 +168,7 @@ export class FieldPlan {
     this.returnType = definition.type;
     this.resolve = definition.resolve;
     this.isTypename = definition === TypeNameMetaFieldDef;
-    this.value = planValue(definition.type);
+    this.value = planValue(definition.type, operation.propagatesErrors);
     this.hasArguments = definition.args.length > 0 || (node.arguments?.length ?? 0) > 0;
     this.denial = operation.access === null ? null : operation.access.denial(parentType, definition);
     // A denied field is never read: it takes the general way, which refuses it.
@@ -339,20 +344,21 @@ function buildsValue(node: ValueNode, type: GraphQLInputType | undefined): boole
   return isScalarType(named) && !isSpecifiedScalarType(named);
 }
 
-function planValue(type: GraphQLOutputType): ValuePlan {
-  const nullable = !isNonNullType(type);
+function planValue(type: GraphQLOutputType, propagatesErrors: boolean): ValuePlan {
+  const nonNull = isNonNullType(type);
+  const nullable = !nonNull || !propagatesErrors;
   const inner = isNonNullType(type) ? type.ofType : type;
   if (isListType(inner)) {
-    return { kind: ValueKind.List, nullable, needsPath: true, item: planValue(inner.ofType) };
+    return { kind: ValueKind.List, nonNull, nullable, needsPath: true, item: planValue(inner.ofType, propagatesErrors) };
   }
   if (isLeafType(inner)) {
-    return { kind: ValueKind.Leaf, nullable, needsPath: false, type: inner, serialize: serializerFor(inner) };
+    return { kind: ValueKind.Leaf, nonNull, nullable, needsPath: false, type: inner, serialize: serializerFor(inner) };
   }
   if (isObjectType(inner)) {
-    return { kind: ValueKind.Object, nullable, needsPath: true, type: inner };
+    return { kind: ValueKind.Object, nonNull, nullable, needsPath: true, type: inner };
   }
   if (isAbstractType(inner)) {
-    return { kind: ValueKind.Abstract, nullable, needsPath: true, type: inner };
+    return { kind: ValueKind.Abstract, nonNull, nullable, needsPath: true, type: inner };
   }
   throw new TypeError(`Cannot plan a value of unexpected output type: ${String(inner)}.`);
 }
@@ -514,6 +520,12 @@ export class OperationPlan {
   readonly fragments: Fragments;
   readonly rootType: GraphQLObjectType | undefined;
   readonly declaresVariables: boolean;
+  /**
+   * Whether a field error moves to the nearest nullable position (spec 6.4.4). Always, but in an
+   * operation marked `@experimental_disableErrorPropagation` under graphql 17 (graphqlCompat.ts),
+   * where every error stays where it happened.
+   */
+  readonly propagatesErrors: boolean;
   /** The caller's access this plan was made for; null: every field may run. */
   readonly access: FieldAccess | null;
   /** Root fields; built on first use so that a missing root type surfaces as an execution error. */
@@ -527,6 +539,7 @@ export class OperationPlan {
     this.fragments = fragments;
     this.rootType = schema.getRootType(operation.operation) ?? undefined;
     this.declaresVariables = (operation.variableDefinitions?.length ?? 0) > 0;
+    this.propagatesErrors = propagatesErrors(operation);
     this.access = access;
   }
 

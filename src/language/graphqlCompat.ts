@@ -19,6 +19,8 @@
  * | an object's `isTypeOf`                 | asked after choosing its fields | asked before                            |
  * | a fragment spread seen before          | skipped before its @skip/@include are read | after                       |
  * | an awaited value's error is recorded   | a microtask after it settles    | as it settles                           |
+ * | an object whose Non-Null field fails   | waits for its pending fields    | fails at once                           |
+ * | work pending inside a nulled part      | waited for                      | abandoned: the result comes without it  |
  * | `@experimental_disableErrorPropagation`| (no such directive)             | a Non-Null error stays at its position  |
  * | `abortSignal` in the arguments         | ignored                         | aborts: `AbortedGraphQLExecutionError`  |
  * | no document, variables not an object   | its own errors                  | a TypeError reading it; variables as given |
@@ -223,6 +225,14 @@ export const IS_TYPE_OF_FIRST = IS_17;
  * (17: the `await` and the `catch` are one step). It decides the order of the errors list.
  */
 export const AWAITED_ERRORS_WAIT_A_MICROTASK = !IS_17;
+
+/**
+ * Whether an object whose Non-Null field failed, and the response, wait for work still pending
+ * beneath (16: a `Promise.all` per object waits for its fields first), or go on at once and leave
+ * it behind (17: the failure propagates at once, and the result is built without what is still
+ * pending inside nulled parts). It decides when the result comes, and whether synchronously.
+ */
+export const ABANDONS_NULLED_WORK = IS_17;
 
 /** The end of the message for a `resolveType` answer that is not a type name (17 says why). */
 export const NOT_A_TYPE_NAME_SUFFIX = IS_17 ? ', which is not a valid Object type name' : '';
