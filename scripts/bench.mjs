@@ -29,7 +29,9 @@ try {
     const version = useGraphqlMajor(major);
     if (index > 0) console.log();
     console.log(`## graphql ${version}\n`);
-    const { status } = spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'bench/index.ts', ...process.argv.slice(2)], {
+    // tsx's ESM loader only: its require() hook would load graphql 17 (ESM) a second time for
+    // graphql-jit (CommonJS), whose schema checks would then refuse the bench's schema.
+    const { status } = spawnSync(process.execPath, ['--import', 'tsx/esm', 'bench/index.ts', ...process.argv.slice(2)], {
       cwd: ROOT,
       stdio: 'inherit',
     });

@@ -134,8 +134,11 @@ type Container = ResultObject | unknown[];
  */
 export function execute(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
   const { schema, document, variableValues } = args;
-  const incremental = incrementalSchemaError(schema);
-  if (incremental !== null) throw incremental;
+  if (schema !== lastIncrementalCheck) {
+    const refused = incrementalSchemaError(schema);
+    if (refused !== null) throw refused;
+    lastIncrementalCheck = schema;
+  }
   assertValidExecutionArguments(schema, document, variableValues);
 
   const plan = planOperation(schema, document, args.operationName);
@@ -173,6 +176,8 @@ export function executeWithVariables(plan: OperationPlan, args: PlannedExecuteAr
 }
 
 let lastValidSchema: GraphQLSchema | null = null;
+/** The last schema execute() found free of `@defer` and `@stream` (graphql 17 refuses the others). */
+let lastIncrementalCheck: GraphQLSchema | null = null;
 
 /**
  * The checks graphql-js makes before executing; failing them is a programming error. A schema
@@ -183,12 +188,13 @@ export function assertValidExecutionArguments(
   schema: GraphQLSchema,
   document: DocumentNode,
   variableValues: ExecutionArgs['variableValues'],
+  entry: 'execute' | 'subscribe' = 'execute',
 ): void {
   if (CHECKS_EXECUTION_ARGUMENTS && !document) throw new Error('Must provide document.');
   // A schema, once valid, stays valid (graphql-js keeps the verdict on it): the usual caller
   // passes the same schema every time, so the check is skipped for the last one that passed.
   if (schema !== lastValidSchema) {
-    assertUsableSchema(schema, 'execute');
+    assertUsableSchema(schema, entry);
     assertValidSchema(schema);
     lastValidSchema = schema;
   }

@@ -12,6 +12,7 @@
  *    unhandled.
  *
  * The controller is made when a resolver first asks for the signal: most executions never do.
+ * What `info` holds is made once per execution (the getter) or once for all (the helpers).
  */
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
 
@@ -25,19 +26,23 @@ export class ExecutionSignals {
   /** Set once the execution aborted or finished: the reason the resolvers' signal aborts with (undefined: the default). */
   private ended: { readonly reason: unknown } | null = null;
   private controller: AbortController | null = null;
-  private helpers: AsyncHelpers | null = null;
+  /** `info.getAbortSignal`: one function per execution, as `info` may be taken apart. */
+  readonly getAbortSignal: () => AbortSignal | undefined;
+  /** `info.getAsyncHelpers`: the same for every execution (nothing here is per execution). */
+  readonly getAsyncHelpers: () => AsyncHelpers = getAsyncHelpers;
 
-  /** `info.getAbortSignal`: one signal per execution. */
-  readonly getAbortSignal = (): AbortSignal | undefined => {
+  constructor() {
+    this.getAbortSignal = signalOf(this);
+  }
+
+  /** The resolvers' signal, made on first request. */
+  signal(): AbortSignal {
     if (this.controller === null) {
       this.controller = new AbortController();
       if (this.ended !== null) this.controller.abort(this.ended.reason);
     }
     return this.controller.signal;
-  };
-
-  /** `info.getAsyncHelpers`: one pair of helpers per execution. */
-  readonly getAsyncHelpers = (): AsyncHelpers => (this.helpers ??= { promiseAll, track });
+  }
 
   /** The caller aborted the execution: the resolvers' signal aborts with the same reason. */
   abort(reason: unknown): void {
@@ -56,11 +61,22 @@ export class ExecutionSignals {
   }
 }
 
+/** A function, not a method: `info.getAbortSignal` works however it is called. */
+function signalOf(signals: ExecutionSignals): () => AbortSignal {
+  return () => signals.signal();
+}
+
+const ASYNC_HELPERS: AsyncHelpers = { promiseAll, track };
+
+function getAsyncHelpers(): AsyncHelpers {
+  return ASYNC_HELPERS;
+}
+
 /** What `info` offers a subscription's `subscribe` resolver under graphql 17: the caller's abortSignal as given (or none). */
 export type InfoHelpers = Pick<ExecutionSignals, 'getAbortSignal' | 'getAsyncHelpers'>;
 
 export function sourceStreamSignals(signal: AbortSignal | undefined): InfoHelpers {
-  return { getAbortSignal: () => signal, getAsyncHelpers: () => ({ promiseAll, track }) };
+  return { getAbortSignal: () => signal, getAsyncHelpers };
 }
 
 function promiseAll<T>(values: ReadonlyArray<T | PromiseLike<T>>): Promise<T[]> {

@@ -146,7 +146,7 @@ type Source = { stream: AsyncIterable<unknown> } | ExecutionResult;
 
 /** The operation planned for the caller's access, or the request errors of choosing it. */
 function chooseOperation(args: SubscribeArgs): OperationPlan | ExecutionResult {
-  assertValidExecutionArguments(args.schema, args.document, args.variableValues);
+  assertValidExecutionArguments(args.schema, args.document, args.variableValues, 'subscribe');
   const chosen = planOperation(args.schema, args.document, args.operationName);
   return chosen instanceof OperationPlan ? chosen.forAccess(args.access) : { errors: [...chosen] };
 }

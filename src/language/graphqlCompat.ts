@@ -149,9 +149,16 @@ export function coerceVariableValues(
   return { variables: (IS_17 ? result.variableValues : result.coerced) as unknown as VariableValues };
 }
 
+/**
+ * Empty maps that inherit nothing, as graphql-js's (`'toString' in map` is false), made by a
+ * constructor: `Object.create(null)` makes slow dictionary-mode objects.
+ */
+const EmptyMap = function EmptyMap() {} as unknown as new () => Record<string, unknown>;
+EmptyMap.prototype = Object.create(null);
+
 /** What an operation that declares no variables runs with: a new, empty set per request, as graphql-js makes. */
 export const noVariables: () => VariableValues = IS_17
-  ? () => ({ sources: Object.create(null), coerced: Object.create(null) }) as unknown as VariableValues
+  ? () => ({ sources: new EmptyMap(), coerced: new EmptyMap() }) as unknown as VariableValues
   : () => ({}) as unknown as VariableValues;
 
 /**
