@@ -58,7 +58,7 @@ try {
     const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
     console.log(`\n=== npm test, ${setup.name}: Node ${version}, graphql ${graphql}${note} ===\n`);
     const passed =
-      run(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit']) &&
+      run(process.execPath, ['node_modules/typescript-7/bin/tsc', '--noEmit']) &&
       run(node, ['node_modules/vitest/vitest.mjs', 'run', ...vitestArgs]);
     if (!passed) failed.push(`${setup.name} (Node ${version}, graphql ${graphql})`);
   }

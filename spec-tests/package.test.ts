@@ -29,7 +29,7 @@ import { GRAPHQL_MAJOR, byMajor } from './support/graphqlMajor.ts';
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The compilers a consumer may type-check with: TypeScript 7 (the registry's latest) and 5.9. */
-const COMPILERS = { 'TypeScript 7': join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), 'TypeScript 5.9': join(ROOT, 'node_modules', 'typescript-5.9', 'bin', 'tsc') };
+const COMPILERS = { 'TypeScript 7': join(ROOT, 'node_modules', 'typescript-7', 'bin', 'tsc'), 'TypeScript 5.9': join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc') };
 /** A graphql of the other supported major, for the project whose schema comes from a second copy. */
 const OTHER_GRAPHQL = byMajor({ 16: '17.1.0', 17: '16.15.0' });
 const INSTALL = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];

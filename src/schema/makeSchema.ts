@@ -293,23 +293,7 @@ function rebuildSchema(base: GraphQLSchema, resolvers: Map<string, unknown>, aut
         }),
       );
     } else if (isScalarType(type)) {
-      // The SDL's scalar holds only graphql's defaults, which would win over the functions given
-      // (graphql 17 derives coerceOutputValue and the others from them at construction): keep
-      // its name, description and AST, and take every function from what was given.
-      const { name, description, astNode, extensionASTNodes, extensions, specifiedByURL } = type.toConfig();
-      const functions = own instanceof GraphQLScalarType ? own.toConfig() : ((own ?? {}) as ScalarFunctions);
-      rebuilt.set(
-        type.name,
-        new GraphQLScalarType({
-          description,
-          astNode,
-          extensionASTNodes,
-          extensions,
-          specifiedByURL,
-          ...withInputParser(pickDefined(functions as Record<string, unknown>, SCALAR_FUNCTIONS)),
-          name,
-        }),
-      );
+      rebuilt.set(type.name, withScalarFunctions(type, own));
     }
   }
 
@@ -328,6 +312,26 @@ function rebuildSchema(base: GraphQLSchema, resolvers: Map<string, unknown>, aut
         ? new GraphQLDirective({ ...directive.toConfig(), args: wireArgs(directive.toConfig().args) })
         : directive,
     ),
+  });
+}
+
+/**
+ * A scalar of the SDL with the functions given for it. The SDL's scalar holds only graphql's
+ * defaults, which would win over the functions given (graphql 17 derives coerceOutputValue and
+ * the others from them at construction): keep its name, description and AST, and take every
+ * function from what was given.
+ */
+function withScalarFunctions(type: GraphQLScalarType, own: unknown): GraphQLScalarType {
+  const { name, description, astNode, extensionASTNodes, extensions, specifiedByURL } = type.toConfig();
+  const functions = own instanceof GraphQLScalarType ? own.toConfig() : ((own ?? {}) as ScalarFunctions);
+  return new GraphQLScalarType({
+    description,
+    astNode,
+    extensionASTNodes,
+    extensions,
+    specifiedByURL,
+    ...withInputParser(pickDefined(functions as Record<string, unknown>, SCALAR_FUNCTIONS)),
+    name,
   });
 }
 
