@@ -251,6 +251,9 @@ describe('checkLimits', () => {
       tokens: expect.any(Number),
       documentLength: expect.any(Number),
       batchedOperations: expect.any(Number),
+      breadth: expect.any(Number),
+      directivesPerNode: expect.any(Number),
+      fieldMerges: expect.any(Number),
     });
     const cost = DEFAULT_LIMITS.cost as number;
     const overDefault = `{ users(max: ${cost}) { age } }`;
@@ -396,9 +399,58 @@ describe('parseWithLimits', () => {
   });
 
   it('allows a document of exactly the token limit, and any number of tokens when the limit is false', () => {
-    expect(parseWithLimits(tokens(1000), { tokens: 1000 })).toHaveProperty('document');
-    expect(parseWithLimits(tokens(1001), { tokens: 1000 })).toHaveProperty('errors');
-    expect(parseWithLimits(tokens(100_000), { tokens: false, documentLength: false })).toHaveProperty('document');
+    // One wide selection set of one repeated field: the shape limits are not what is tested here.
+    const shapeless = { breadth: false, fieldMerges: false } as const;
+    expect(parseWithLimits(tokens(1000), { tokens: 1000, ...shapeless })).toHaveProperty('document');
+    expect(parseWithLimits(tokens(1001), { tokens: 1000, ...shapeless })).toHaveProperty('errors');
+    expect(parseWithLimits(tokens(100_000), { tokens: false, documentLength: false, ...shapeless })).toHaveProperty('document');
+  });
+
+  it('refuses before validation a selection set wider than breadth, with BREADTH_LIMIT_EXCEEDED', () => {
+    const wide = `{ ${Array.from({ length: 12 }, (_, i) => `f${i}: level`).join(' ')} }`;
+    expect(parseWithLimits(wide, { breadth: 12 })).toHaveProperty('document');
+    const outcome = parseWithLimits(wide, { breadth: 11 });
+    expect('errors' in outcome && outcome.errors.map(described)).toEqual([
+      { message: 'A selection set lists 12 selections; the limit is 11.', extensions: { code: 'BREADTH_LIMIT_EXCEEDED', measured: 12, limit: 11 } },
+    ]);
+  });
+
+  it('refuses a field or fragment with more than directivesPerNode directives, with DIRECTIVE_LIMIT_EXCEEDED', () => {
+    const source = '{ a: level @skip(if: false) @include(if: true) @skip(if: false) ... @include(if: true) { level } }';
+    expect(parseWithLimits(source, { directivesPerNode: 3 })).toHaveProperty('document');
+    const outcome = parseWithLimits(source, { directivesPerNode: 2 });
+    expect('errors' in outcome && outcome.errors.map(described)).toEqual([
+      { message: 'A field or fragment carries 3 directives; the limit is 2.', extensions: { code: 'DIRECTIVE_LIMIT_EXCEEDED', measured: 3, limit: 2 } },
+    ]);
+  });
+
+  it('counts as fieldMerges the pairs of fields sharing a response name in a selection set, inline fragments and spread fragments included', () => {
+    // Under t: four "x" (two written, one in an inline fragment, one from F) make 6 pairs; F's own set adds none.
+    const source = 'query { t { x: level x: level ... on T { x: level } ...F } } fragment F on T { x: level y: level }';
+    expect(parseWithLimits(source, { fieldMerges: 6 })).toHaveProperty('document');
+    const outcome = parseWithLimits(source, { fieldMerges: 5 });
+    expect('errors' in outcome && outcome.errors.map(described)).toEqual([
+      {
+        message: 'The document merges 6 pairs of fields and fragments in its selection sets; the limit is 5.',
+        extensions: { code: 'FIELD_MERGE_LIMIT_EXCEEDED', measured: 6, limit: 5 },
+      },
+    ]);
+  });
+
+  it('counts a fragment spread many times in one set at every spread, pairs of distinct fragments, and a fragment bomb without writing it out', () => {
+    const spreads = `{ t { ${'...F '.repeat(30)}} } fragment F on T { level }`;
+    // 30 spreads of F, each bringing "level": 435 pairs (one fragment: no pair of fragments).
+    const repeated = parseWithLimits(spreads, { fieldMerges: 434 });
+    expect('errors' in repeated && repeated.errors.map((error) => error.extensions['measured'])).toEqual([435]);
+    const distinct = `{ t { ${Array.from({ length: 10 }, (_, i) => `...F${i}`).join(' ')} } } ${Array.from({ length: 10 }, (_, i) => `fragment F${i} on T { f${i}: level }`).join(' ')}`;
+    // 10 fragments with names of their own: 45 pairs of fragments.
+    const pairs = parseWithLimits(distinct, { fieldMerges: 44 });
+    expect('errors' in pairs && pairs.errors.map((error) => error.extensions['measured'])).toEqual([45]);
+    const bomb = ['fragment F0 on T { a: level b: level }']
+      .concat(Array.from({ length: 40 }, (_, i) => `fragment F${i + 1} on T { x: t { ...F${i} } y: t { ...F${i} } }`))
+      .join(' ');
+    // 2^40 fields once written out: each fragment's names are counted once, so this answers.
+    expect(parseWithLimits(`{ t { ...F40 } } ${bomb}`)).toHaveProperty('document');
   });
 
   it('rejects a document longer than documentLength characters with DOCUMENT_TOO_LARGE', () => {

@@ -57,6 +57,47 @@ describe('LruCache', () => {
   });
 });
 
+describe('LruCache bounded in bytes', () => {
+  const sizeOf = (key: string) => key.length;
+
+  it('holds no more than maxBytes, however the keys are chosen, and forgets the oldest generation first', () => {
+    const cache = new LruCache<string, number>(1000, { maxBytes: 100, sizeOf });
+    for (let i = 0; i < 50; i++) cache.set(`${i}`.padStart(10, 'x'), i);
+    expect(cache.bytes).toBeLessThanOrEqual(100);
+    expect(cache.size).toBe(cache.bytes / 10);
+    expect(cache.get('x'.repeat(8) + '49')).toBe(49);
+    expect(cache.get('x'.repeat(9) + '0')).toBeUndefined();
+  });
+
+  it('keeps nothing that weighs more than half of maxBytes', () => {
+    const cache = new LruCache<string, number>(10, { maxBytes: 100, sizeOf });
+    cache.set('y'.repeat(51), 1);
+    expect(cache.get('y'.repeat(51))).toBeUndefined();
+    expect(cache.bytes).toBe(0);
+    cache.set('y'.repeat(50), 2);
+    expect(cache.get('y'.repeat(50))).toBe(2);
+  });
+
+  it('counts an entry once when it is set again, moved between generations or deleted', () => {
+    const cache = new LruCache<string, number>(2, { maxBytes: 1000, sizeOf });
+    cache.set('aaaa', 1);
+    cache.set('aaaa', 2);
+    expect(cache.bytes).toBe(4);
+    cache.set('bb', 3);
+    cache.set('c', 4); // the young generation is full: 'aaaa' and 'bb' become the old one
+    expect(cache.bytes).toBe(7);
+    expect(cache.get('aaaa')).toBe(2); // back to the young generation
+    expect(cache.bytes).toBe(7);
+    cache.delete('bb');
+    cache.delete('aaaa');
+    expect(cache.bytes).toBe(1);
+  });
+
+  it('refuses a maxBytes that is not a number of bytes', () => {
+    expect(() => new LruCache(1, { maxBytes: -1 })).toThrow('LruCache: maxBytes must be a number of bytes, 0 or more, got -1.');
+  });
+});
+
 describe('memoizeText', () => {
   it('works a text out once while it is used, null and false included, and again once forgotten', () => {
     const calls: string[] = [];

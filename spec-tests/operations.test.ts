@@ -321,6 +321,7 @@ describe('metrics', () => {
       '# TYPE graphql_executions_in_flight gauge',
       '# TYPE graphql_subscriptions_open gauge',
       '# TYPE graphql_cache_requests_total counter',
+      '# TYPE graphql_document_cache_bytes gauge',
       '# TYPE graphql_rate_limited_total counter',
       '# TYPE graphql_log_lines_dropped_total counter',
       '# TYPE process_start_time_seconds gauge',

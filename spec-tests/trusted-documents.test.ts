@@ -211,6 +211,19 @@ describe('automatic persisted queries, on by default', () => {
     expect(await post(server.url, { documentId: 12 })).toEqual({ status: 400, type: JSON_RESPONSE, body: badRequest('"documentId" must be a string, got a number.') });
   });
 
+  it('registers only a document that passed: one that does not parse or validate is refused, and its hash stays unknown', async () => {
+    for (const [query, code] of [
+      ['{ hello(name: "unclosed" ', 'GRAPHQL_PARSE_FAILED'],
+      ['{ nosuchfield }', 'GRAPHQL_VALIDATION_FAILED'],
+    ]) {
+      const hash = sha256(query);
+      const refused = await post(server.url, { query, extensions: apq(hash) });
+      expect(refused.status).toBe(200);
+      expect((refused.body as { errors: Array<{ extensions: { code: string } }> }).errors.map((error) => error.extensions.code)).toEqual([code]);
+      expect(await post(server.url, { extensions: apq(hash) })).toEqual(refusedAsJson(NOT_FOUND));
+    }
+  });
+
   it('still runs a request with only its query', async () => {
     expect(await post(server.url, { query: '{ hello(name: "plain") }' })).toEqual(hello('plain'));
   });
@@ -399,6 +412,39 @@ describe.skipIf(REDIS_URL === undefined || REDIS_URL === '')('persisted queries 
     }
     expect(found).toEqual(hello(`redis ${keyPrefix}`));
     expect(second.probe.calls).toEqual(['Query.hello']);
+  });
+
+  it('keeps at most maxRegistrationsPerClient documents of one client in Redis; its next registrations run, unkept', async () => {
+    const prefix = `${keyPrefix}bounded:`;
+    const bounded = await startServer({ reportCost: false, persistedQueries: { store: { type: 'redis', url: REDIS_URL!, keyPrefix: prefix, ttlSeconds: 300 }, maxRegistrationsPerClient: 2 } });
+    try {
+      const queries = [1, 2, 3].map((n) => `{ hello(name: "bounded ${n} ${keyPrefix}") }`);
+      for (const [n, query] of queries.entries()) {
+        expect(await post(bounded.url, { query, extensions: apq(sha256(query)) })).toEqual(hello(`bounded ${n + 1} ${keyPrefix}`));
+      }
+      // The registrations are written after the answers: let them land, then look in Redis itself.
+      const { Redis } = await import('ioredis');
+      const redis = new Redis(REDIS_URL!);
+      try {
+        const deadline = Date.now() + 2000;
+        let kept = await redis.keys(`${prefix}[0-9a-f]*`);
+        while (kept.length < 2 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          kept = await redis.keys(`${prefix}[0-9a-f]*`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        kept = await redis.keys(`${prefix}[0-9a-f]*`);
+        expect(kept.sort()).toEqual(queries.slice(0, 2).map((query) => prefix + sha256(query)).sort());
+        const counters = await redis.keys(`${prefix}registrations:*`);
+        expect(counters).toEqual([`${prefix}registrations:ip:127.0.0.1`]);
+        expect(await redis.get(counters[0]!)).toBe('3');
+      } finally {
+        redis.disconnect();
+      }
+    } finally {
+      await bounded.server.shutdown();
+      await bounded.close();
+    }
   });
 
   it('does not register in Redis a hash that is not the query\'s', async () => {

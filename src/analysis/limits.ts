@@ -12,6 +12,7 @@ import { GraphQLError, Lexer, Source, TokenKind, parse } from 'graphql';
 import type { DocumentNode } from 'graphql';
 import { DocumentTooDeepError, analyzeOperation } from './analyze.ts';
 import type { Analysis, AnalyzeArgs } from './analyze.ts';
+import { checkDocumentShape } from './documentShape.ts';
 
 export interface Limits {
   /** Longest chain of nested fields. */
@@ -28,6 +29,15 @@ export interface Limits {
   documentLength: number | false;
   /** Operations in one batched request. */
   batchedOperations: number | false;
+  /** Selections listed in one selection set (documentShape.ts: checked before validation). */
+  breadth: number | false;
+  /** Directives on one field or fragment (checked before validation). */
+  directivesPerNode: number | false;
+  /**
+   * Pairs of fields that share a response name within a selection set, summed over the document:
+   * the work of the rule that checks they can be merged (checked before validation).
+   */
+  fieldMerges: number | false;
 }
 
 /**
@@ -42,6 +52,10 @@ export interface Limits {
  *  - tokens 5000 and 100,000 characters: graphql-armor uses 1000 tokens, which long generated
  *    queries exceed. The standard introspection query is 163 tokens.
  *  - 10 operations per batched request: what Apollo Server recommends when batching is on.
+ *  - breadth 250, 10 directives per node, 2,000 field merges: the shape limits that keep
+ *    graphql-js's validation of any document within the token limit to a few milliseconds
+ *    (docs/security.md states the bound and how it was measured). Legitimate documents repeat a
+ *    response name a handful of times, not hundreds.
  */
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   depth: 15,
@@ -52,6 +66,9 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   tokens: 5000,
   documentLength: 100_000,
   batchedOperations: 10,
+  breadth: 250,
+  directivesPerNode: 10,
+  fieldMerges: 2000,
 });
 
 export type LimitCode =
@@ -63,6 +80,8 @@ export type LimitCode =
   | 'TOKEN_LIMIT_EXCEEDED'
   | 'DOCUMENT_TOO_LARGE'
   | 'BATCH_LIMIT_EXCEEDED'
+  | 'BREADTH_LIMIT_EXCEEDED'
+  | 'FIELD_MERGE_LIMIT_EXCEEDED'
   | 'DOCUMENT_TOO_DEEP'
   | 'SLICING_ARGUMENT_REQUIRED';
 
@@ -80,7 +99,8 @@ function resolveLimits(limits: Partial<Limits> | undefined): Limits {
  * A syntax error comes back with the code GRAPHQL_PARSE_FAILED.
  */
 export function parseWithLimits(source: string, limits?: Partial<Limits>): { document: DocumentNode } | { errors: GraphQLError[] } {
-  const { documentLength, tokens } = resolveLimits(limits);
+  const resolved = resolveLimits(limits);
+  const { documentLength, tokens } = resolved;
   if (documentLength !== false && source.length > documentLength) {
     return {
       errors: [
@@ -93,44 +113,48 @@ export function parseWithLimits(source: string, limits?: Partial<Limits>): { doc
       ],
     };
   }
+  let document: DocumentNode;
   try {
-    return { document: parse(source, tokens === false ? {} : { maxTokens: tokens }) };
+    document = parse(source, tokens === false ? {} : { maxTokens: tokens });
   } catch (error) {
-    // graphql-js parses recursively: a document nested thousands of levels deep exhausts the
-    // stack before the token limit is reached. Such a document is refused, never a crash.
-    if (error instanceof RangeError) {
-      const cap = tokens === false ? 0 : Math.max(tokens * 10, 100_000);
-      const counted = tokens === false ? 0 : countTokens(source, cap);
-      if (tokens !== false && counted > tokens) {
-        const message =
-          counted > cap ? `The document has more than ${cap} tokens; the limit is ${tokens}.` : `The document has ${counted} tokens; the limit is ${tokens}.`;
-        return { errors: [limitError('TOKEN_LIMIT_EXCEEDED', message, counted, tokens)] };
-      }
-      return {
-        errors: [new GraphQLError('The document is nested too deeply to parse.', { extensions: { code: 'DOCUMENT_TOO_DEEP' } })],
-      };
-    }
-    if (tokens !== false && error instanceof GraphQLError && error.message.includes('tokens. Parsing aborted.')) {
-      // Count how many there are, to report it, but never lex past a bound.
-      const cap = Math.max(tokens * 10, 100_000);
-      const counted = countTokens(source, cap);
-      const message =
-        counted > cap ? `The document has more than ${cap} tokens; the limit is ${tokens}.` : `The document has ${counted} tokens; the limit is ${tokens}.`;
-      return { errors: [limitError('TOKEN_LIMIT_EXCEEDED', message, counted, tokens)] };
-    }
-    if (error instanceof GraphQLError) {
-      return {
-        errors: [
-          new GraphQLError(error.message, {
-            source: error.source,
-            positions: error.positions,
-            extensions: { ...error.extensions, code: 'GRAPHQL_PARSE_FAILED' },
-          }),
-        ],
-      };
-    }
-    throw error;
+    return { errors: [parseFailure(error, source, tokens)] };
   }
+  const shape = checkDocumentShape(document, resolved);
+  return shape.length > 0 ? { errors: shape } : { document };
+}
+
+/** What a document that does not parse within the limits is refused with. */
+function parseFailure(error: unknown, source: string, tokens: number | false): GraphQLError {
+  // graphql-js parses recursively: a document nested thousands of levels deep exhausts the
+  // stack before the token limit is reached. Such a document is refused, never a crash.
+  if (error instanceof RangeError) {
+    const counted = tokens === false ? 0 : countTokens(source, tokenCap(tokens));
+    if (tokens !== false && counted > tokens) return tokenLimitError(counted, tokens);
+    return new GraphQLError('The document is nested too deeply to parse.', { extensions: { code: 'DOCUMENT_TOO_DEEP' } });
+  }
+  if (tokens !== false && error instanceof GraphQLError && error.message.includes('tokens. Parsing aborted.')) {
+    // Count how many there are, to report it, but never lex past a bound.
+    return tokenLimitError(countTokens(source, tokenCap(tokens)), tokens);
+  }
+  if (error instanceof GraphQLError) {
+    return new GraphQLError(error.message, {
+      source: error.source,
+      positions: error.positions,
+      extensions: { ...error.extensions, code: 'GRAPHQL_PARSE_FAILED' },
+    });
+  }
+  throw error;
+}
+
+/** How far tokens are counted to report how many there are. */
+function tokenCap(tokens: number): number {
+  return Math.max(tokens * 10, 100_000);
+}
+
+function tokenLimitError(counted: number, tokens: number): GraphQLError {
+  const cap = tokenCap(tokens);
+  const message = counted > cap ? `The document has more than ${cap} tokens; the limit is ${tokens}.` : `The document has ${counted} tokens; the limit is ${tokens}.`;
+  return limitError('TOKEN_LIMIT_EXCEEDED', message, counted, tokens);
 }
 
 /** Tokens as the parser counts them, up to the first lexical error, stopping past `cap`. */

@@ -16,4 +16,6 @@ export class CacheCounts {
   apqHits = 0;
   /** Such requests whose hash was unknown (PERSISTED_QUERY_NOT_FOUND: the client then sends the text). */
   apqMisses = 0;
+  /** The estimated bytes the parsed-document cache holds (within `documentCacheBytes`). */
+  documentCacheBytes = 0;
 }

@@ -141,6 +141,9 @@ export class ServerMetrics {
     out.push(`graphql_cache_requests_total{cache="apq",result="hit"} ${caches.apqHits}`);
     out.push(`graphql_cache_requests_total{cache="apq",result="miss"} ${caches.apqMisses}`);
 
+    header(out, 'graphql_document_cache_bytes', 'gauge', 'Estimated memory the parsed-document cache holds (bounded by documentCacheBytes).');
+    out.push(`graphql_document_cache_bytes ${caches.documentCacheBytes}`);
+
     header(out, 'graphql_rate_limited_total', 'counter', 'Operations refused for being over a rate-limit budget (429 RATE_LIMITED).');
     out.push(`graphql_rate_limited_total ${sources.rateLimited ?? 0}`);
 

@@ -11,6 +11,7 @@
  * Transport-free: it reads header values and returns headers to add.
  */
 import { describe } from '../jsutils/describe.ts';
+import { LruCache } from '../jsutils/lruCache.ts';
 
 export interface CorsOptions {
   /** Origins allowed, as browsers send them (`https://app.example.com`), or `'*'` for any (not with credentials). */
@@ -48,7 +49,9 @@ export function createCors(options: CorsOptions, methods: ReadonlyArray<string>)
   // Origins compare as browsers serialize them: scheme and host in lower case, no trailing slash.
   const allowed = new Set(anyOrigin ? [] : origins.map((origin) => origin.trim().toLowerCase().replace(/\/$/, '')));
   const vary = anyOrigin ? null : 'Origin';
-  const perOrigin = new Map<string, Readonly<Record<string, string>>>();
+  // Keyed by the Origin as sent: a listed origin can be sent in many spellings (case), so the
+  // verdicts are bounded, not one per spelling.
+  const perOrigin = new LruCache<string, Readonly<Record<string, string>>>(256, { maxBytes: 1 << 20 });
   const exposed = (options.exposedHeaders ?? ['etag']).join(', ');
   const preflightHeaders: Record<string, string> = {
     'access-control-allow-methods': methods.join(', '),
@@ -75,7 +78,7 @@ export function createCors(options: CorsOptions, methods: ReadonlyArray<string>)
     let found = perOrigin.get(origin);
     if (found === undefined) {
       if (!allowed.has(origin.toLowerCase())) return varyOnly;
-      // Listed origins are few: each one's headers are made once.
+      // Each origin's headers are made once while it is in use.
       found = build(origin);
       perOrigin.set(origin, found);
     }

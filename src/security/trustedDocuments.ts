@@ -46,8 +46,13 @@ export const TrustedDocumentErrorCode = {
 } as const;
 
 export interface PersistedQueriesOptions {
-  /** Documents kept in memory (default 1,000). */
+  /** Documents kept in memory (default 1,000, and at most 16 MiB of text). */
   cacheSize?: number;
+  /**
+   * Documents one client (an identity, or an anonymous address) may register in the Redis store
+   * within `ttlSeconds` (default 1,000); past it its registrations still run but are not kept.
+   */
+  maxRegistrationsPerClient?: number;
   /** Keep registered documents in Redis, shared by every instance (url defaults to REDIS_URL). */
   store?: { type: 'redis'; url?: string; client?: IoredisClient; keyPrefix?: string; ttlSeconds?: number };
 }
@@ -69,6 +74,12 @@ export interface DocumentResolver {
   readonly manifest: ReadonlyMap<string, string> | null;
   /** The text to run, or the error that refuses the request; asynchronous only for a Redis lookup. */
   resolve(request: DocumentRequest): string | GraphQLError | Promise<string | GraphQLError>;
+  /**
+   * The request's document passed parsing and validation: a registration it carries (its hash
+   * and its text) may now be kept. Nothing is kept before: a refused document is never stored.
+   * `client` names who registers (an identity, or an anonymous address), for the per-client bound.
+   */
+  accept?(request: DocumentRequest, query: string, client: string): void;
   close(): Promise<void>;
   /** With a Redis store: whether it is connected (for readiness probes). */
   readonly readiness?: ReadinessCheck;
@@ -146,13 +157,18 @@ class AutomaticPersistedQueries implements DocumentResolver {
   /** `made`: the store's own connection, once made (readiness reads its status). */
   private readonly redis: { connection: Promise<Redis> | null; made: Redis | null; url: string | null; client: Redis | null; prefix: string; ttlSeconds: number } | null;
   private readonly counts: CacheCounts;
+  private readonly maxPerClient: number;
   private closed = false;
 
   constructor(options: PersistedQueriesOptions, counts: CacheCounts) {
     this.counts = counts;
     const cacheSize = options.cacheSize ?? 1000;
     if (!Number.isInteger(cacheSize) || cacheSize <= 0) throw new TypeError(`persistedQueries.cacheSize must be a positive whole number, got ${describe(cacheSize)}.`);
-    this.memory = new LruCache(cacheSize);
+    this.memory = new LruCache(cacheSize, { maxBytes: 16 * 1024 * 1024, sizeOf: (id, text) => id.length * 2 + text.length * 2 + 64 });
+    this.maxPerClient = options.maxRegistrationsPerClient ?? 1000;
+    if (!Number.isInteger(this.maxPerClient) || this.maxPerClient <= 0) {
+      throw new TypeError(`persistedQueries.maxRegistrationsPerClient must be a positive whole number, got ${describe(options.maxRegistrationsPerClient)}.`);
+    }
     const store = options.store;
     if (store === undefined) {
       this.redis = null;
@@ -183,13 +199,9 @@ class AutomaticPersistedQueries implements DocumentResolver {
     if (!HEX64.test(id)) return codedError('"documentId" must name a SHA-256 hash here: 64 hexadecimal characters, optionally after "sha256:".', GraphQLErrorCode.BadRequest);
     const query = request.query;
     if (query !== null) {
-      if (this.memory.get(id) === query) return query;
-      if (sha256(query) !== id) return codedError('provided sha does not match query', GraphQLErrorCode.BadRequest);
-      if (this.memory.get(id) === undefined) {
-        this.memory.set(id, query);
-        this.remember(id, query);
-      }
-      return query;
+      // A registration: checked here, kept once its document has passed (accept).
+      if (this.memory.get(id) === query || sha256(query) === id) return query;
+      return codedError('provided sha does not match query', GraphQLErrorCode.BadRequest);
     }
     const known = this.memory.get(id);
     if (known !== undefined) {
@@ -230,11 +242,21 @@ class AutomaticPersistedQueries implements DocumentResolver {
     return connection.then((client) => client.quit().then(() => undefined), () => undefined).catch(() => undefined);
   }
 
-  private remember(id: string, query: string): void {
+  accept(request: DocumentRequest, query: string, client: string): void {
+    if (request.query === null || request.extensions?.['persistedQuery'] == null) return;
+    const id = requestedId(request);
+    // resolve() checked the hash against the text before the document ran.
+    if (typeof id !== 'string') return;
+    if (this.memory.get(id) === undefined) this.memory.set(id, query);
+    this.remember(id, query, client);
+  }
+
+  /** Kept in Redis, unless the client has registered its share within the period (one script, so instances agree). */
+  private remember(id: string, query: string, client: string): void {
     if (this.redis === null) return;
     const { prefix, ttlSeconds } = this.redis;
     this.connection()
-      .then((redis) => redis.set(prefix + id, query, 'EX', ttlSeconds))
+      .then((redis) => redis.eval(REGISTER_SCRIPT, 2, prefix + id, `${prefix}registrations:${client}`, query, ttlSeconds, this.maxPerClient))
       .catch(() => undefined);
   }
 
@@ -250,6 +272,19 @@ class AutomaticPersistedQueries implements DocumentResolver {
     return redis.connection;
   }
 }
+
+/**
+ * KEYS: the document's key, the client's registration count; ARGV: the text, the TTL, the most a
+ * client may register within it. A document already kept has its TTL renewed, whoever sends it.
+ */
+const REGISTER_SCRIPT = `
+if redis.call('EXPIRE', KEYS[1], ARGV[2]) == 1 then return 1 end
+local count = redis.call('INCR', KEYS[2])
+if count == 1 then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
+if count > tonumber(ARGV[3]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return 1
+`;
 
 class Allowlist implements DocumentResolver {
   readonly manifest: ReadonlyMap<string, string>;

@@ -44,6 +44,10 @@ export const HttpErrorCode = {
   CsrfPrevented: ['CSRF_PREVENTED', 400],
   /** A WebSocket upgrade without the graphql-transport-ws subprotocol. */
   SubprotocolNotAcceptable: ['SUBPROTOCOL_NOT_ACCEPTABLE', 400],
+  /** A WebSocket upgrade from a page whose Origin may not connect (cross-site WebSocket hijacking). */
+  OriginNotAllowed: ['ORIGIN_NOT_ALLOWED', 403],
+  /** The client has as many WebSockets or event streams open as one client may. */
+  TooManyConnections: ['TOO_MANY_CONNECTIONS', 429],
   /** The server cannot take the connection now (shutting down, or at its connection limit). */
   ServiceUnavailable: ['SERVICE_UNAVAILABLE', 503],
   InternalServerError: ['INTERNAL_SERVER_ERROR', 500],

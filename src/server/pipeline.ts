@@ -28,7 +28,7 @@
  * every check for a set of grants it is executed at once the next time (KnownRequest.ready):
  * the fast path of a client that sends the same query again and again.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, specifiedRules, validate } from 'graphql';
 import type { DocumentNode, ExecutionResult, GraphQLSchema, OperationDefinitionNode, OperationTypeNode } from 'graphql';
 import { checkLimits, DEFAULT_LIMITS, parseWithLimits } from '../analysis/limits.ts';
@@ -52,13 +52,14 @@ import type { AuthenticationOptions, RequestHeaders } from '../security/authenti
 import type { Identity } from '../security/identity.ts';
 import { RateLimiter, isRefusal, readTrustProxy, throttleStatus } from '../ratelimit/rateLimiter.ts';
 import type { ClientInfo, RateLimitOptions, RatePolicy, RateRefusal, RateStanding } from '../ratelimit/rateLimiter.ts';
+import { clientAddress } from '../ratelimit/clientAddress.ts';
 import type { Budget } from '../ratelimit/tokenBucket.ts';
 import { createDocumentResolver } from '../security/trustedDocuments.ts';
 import type { PersistedQueriesOptions, TrustedDocumentsOptions } from '../security/trustedDocuments.ts';
 import { GraphQLErrorCode, codedError, withCode } from './errors.ts';
 import { CacheCounts } from '../observability/cacheCounts.ts';
 import type { ReadinessCheck } from '../observability/health.ts';
-import { assertUsableSchema } from '../language/graphqlCompat.ts';
+import { NO_ROOT_FIELD_MESSAGE, assertUsableSchema } from '../language/graphqlCompat.ts';
 import { SubscriptionGroups } from './sharedSubscriptions.ts';
 
 /** A value now, or a promise of it: the pipeline answers synchronously when execution is synchronous. */
@@ -94,6 +95,11 @@ export interface PipelineOptions<Raw = unknown> extends AuthenticationOptions {
   limits?: Partial<Limits>;
   /** Parsed and validated documents kept, by query text (default 1000); as many small request texts too. */
   documentCacheSize?: number;
+  /**
+   * The most memory parsed documents may keep (default 64 MiB, estimated at about 100 bytes per
+   * character of query text): however large the documents a client sends, the cache holds no more.
+   */
+  documentCacheBytes?: number;
   /** Execution time allowed (default 10 s); past it the client gets TIMEOUT and the signal aborts. */
   executionTimeoutMs?: number;
   /** Mask unexpected errors, refuse introspection, no suggestions (default: NODE_ENV is production). */
@@ -274,6 +280,8 @@ export interface OperationPipeline<Raw = unknown> {
   streamError(error: unknown): GraphQLError;
   /** Releases what the rate limiter's and persisted queries' stores hold (timers, Redis connections). */
   close(): Promise<void>;
+  /** The key a client's connections are counted under: its address, as the rate limiter keys an anonymous caller. */
+  addressOf(client: ClientInfo): string;
   /** Hits and misses of the document and persisted-query caches, for metrics. */
   readonly cacheCounts: CacheCounts;
   /** The stores' readiness (a Redis rate-limit or persisted-query store), for readiness probes. */
@@ -288,6 +296,13 @@ const SMALL_RESULT_FIELDS = 32;
 
 /** Request texts up to this many characters have their parsed members remembered (a few MB at most). */
 export const SMALL_REQUEST = 4096;
+
+/** The bytes of parsed documents kept, by default (`documentCacheBytes`). */
+export const DEFAULT_DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024;
+/** What a parsed document keeps alive per character of its text, about: its AST and its plans. */
+const DOCUMENT_BYTES_PER_CHARACTER = 100;
+/** The bytes of small request bodies kept already read (KnownRequest). */
+const KNOWN_REQUEST_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** What a query text becomes once: its document and validation errors, or its parse errors. */
 interface PreparedDocument {
@@ -306,7 +321,8 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   const introspection = options.introspection ?? !production;
   const introspectionRoles = typeof introspection === 'object' ? checkIntrospectionRoles(introspection) : null;
   const traceAllowed = options.trace ?? !production;
-  if (options.trustProxy !== undefined) readTrustProxy(options.trustProxy, 'trustProxy');
+  // How many proxies' X-Forwarded-For entries to trust, wherever it was given (checked below with the rate limits).
+  const trustProxy = options.trustProxy !== undefined ? readTrustProxy(options.trustProxy, 'trustProxy') : (options.rateLimit?.trustProxy ?? 0);
   const limiter = options.rateLimit === undefined ? null : new RateLimiter(rateLimitOptions(options), options.schema);
   // Refunds need the actual cost, and a cost budget is reported where it is spent.
   const reportCost = (options.reportCost ?? true) || limiter?.hasCostBudget === true;
@@ -317,8 +333,16 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   if (onDenied !== 'null' && onDenied !== 'reject') throw new TypeError(`onDenied must be 'null' or 'reject', got ${String(onDenied)}.`);
   const realm = options.realm ?? 'graphql';
   const log = options.log ?? ((entry: LogEntry) => console.error(entry.message, entry.requestId ?? '', entry.error ?? ''));
-  const documents = new LruCache<string, PreparedDocument>(options.documentCacheSize ?? 1000);
-  const knownRequests = new LruCache<string, KnownRequest>(options.documentCacheSize ?? 1000);
+  // Bounded in bytes as well as entries: a client chooses the texts. A parsed document (its AST,
+  // its plans) keeps about a hundred bytes per character of its text alive.
+  const documents = new LruCache<string, PreparedDocument>(options.documentCacheSize ?? 1000, {
+    maxBytes: options.documentCacheBytes ?? DEFAULT_DOCUMENT_CACHE_BYTES,
+    sizeOf: (query) => query.length * DOCUMENT_BYTES_PER_CHARACTER + 1024,
+  });
+  const knownRequests = new LruCache<string, KnownRequest>(options.documentCacheSize ?? 1000, {
+    maxBytes: KNOWN_REQUEST_CACHE_BYTES,
+    sizeOf: (text) => text.length * 8 + 512,
+  });
   // With introspection for some roles, documents are validated as for everyone, and whether
   // they introspect is checked per caller (see mayIntrospect).
   const rules = introspection === false ? [...specifiedRules, NoSchemaIntrospectionCustomRule] : specifiedRules;
@@ -345,17 +369,43 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     } else {
       cacheCounts.documentMisses++;
       const parsed = parseWithLimits(query, limits);
-      if ('errors' in parsed) {
-        prepared = { document: null, errors: parsed.errors, checked: new Map() };
-      } else {
-        const errors = validate(schema, parsed.document, rules, { hideSuggestions: production }).map((error) =>
-          withCode(error, GraphQLErrorCode.ValidationFailed),
-        );
-        prepared = { document: errors.length > 0 ? null : parsed.document, errors, checked: new Map() };
+      if ('errors' in parsed) return { document: null, errors: parsed.errors, checked: new Map() };
+      const errors = validated(parsed.document).map((error) => withCode(error, GraphQLErrorCode.ValidationFailed));
+      prepared = { document: errors.length > 0 ? null : parsed.document, errors, checked: new Map() };
+      // Nothing refused is kept: a client would choose what fills the cache.
+      if (prepared.document !== null) {
+        documents.set(query, prepared);
+        cacheCounts.documentCacheBytes = documents.bytes;
       }
-      documents.set(query, prepared);
     }
     return prepared;
+  }
+
+  /**
+   * Who a request counts as, for bounds per client: its identity, or for an anonymous caller its
+   * address (as the rate limiter keys it, with trustProxy hops trusted).
+   */
+  function clientOf(identity: Identity, client: ClientInfo | undefined): string {
+    if (identity.kind !== 'anonymous') return `${identity.kind}:${identity.id}`;
+    return addressOf(client);
+  }
+
+  function addressOf(client: ClientInfo | undefined): string {
+    return `ip:${clientAddress(client?.remoteAddress, client?.forwardedFor, trustProxy, 56) ?? 'unknown'}`;
+  }
+
+  /**
+   * graphql-js's validation. A rule can throw rather than report (graphql 16's single-root-field
+   * rule does, for a subscription whose root field's @skip reads a variable): what it throws is
+   * the document's validation error, a 400 like any other, never a fault of the server.
+   */
+  function validated(document: DocumentNode): ReadonlyArray<GraphQLError> {
+    try {
+      return validate(schema, document, rules, { hideSuggestions: production });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return [new GraphQLError(`The document could not be validated: ${message}`)];
+    }
   }
 
   /** The no-introspection rule's errors for a document (none when it does not introspect). */
@@ -470,7 +520,9 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     ) {
       // A persisted query's registration (hash and query) seen before: registered again, in
       // case the store has let it go since (its text and hash were checked the first time).
-      if (request.params.extensions != null && request.params.query !== null) resolver.resolve(request.params);
+      if (request.params.extensions != null && request.params.query !== null) {
+        resolver.accept?.(request.params, request.params.query, clientOf(identity, request.client));
+      }
       cacheCounts.documentHits++;
       // A persisted query named by its hash alone, known (an allowlist's ids are no cache).
       if (request.params.query === null && resolver.manifest === null) cacheCounts.apqHits++;
@@ -486,6 +538,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     const prepared = prepare(query);
     if (prepared.document === null) return requestErrors(prepared.errors);
     const document = prepared.document;
+    if (params.extensions != null) resolver.accept?.(params, query, clientOf(identity, request.client));
 
     // The executor's own plan cache chooses the operation (and keeps the choice for execute()).
     const chosen = planOperation(schema, document, params.operationName);
@@ -528,13 +581,14 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   /** Makes the operation's context, then executes it (or subscribes: shared, see sharedSubscriptions.ts). */
   function startOperation(ready: ReadyOperation, request: OperationRequest<Raw>, rate?: RateStanding): MaybePromise<OperationResult | OperationStream> {
     if (ready.kind === 'subscription') {
+      // A subscription keeps its variables for its lifetime: only those its operation declares.
+      const variables = declaredVariables(ready.plan.operation, request.params.variables);
+      // A traced subscriber gets executions of its own: a group's results are shared as they are.
+      const key = groups === null || isTraced(request) ? null : groupKey(variables);
       const started =
-        // A traced subscriber gets executions of its own: a group's results are shared as they are.
-        groups === null || isTraced(request)
-          ? startSubscription(ready, request)
-          : groups.join(ready.plan, request.identity, request.params.variables === null ? '' : JSON.stringify(request.params.variables), () =>
-              startSubscription(ready, request),
-            );
+        groups === null || key === null
+          ? startSubscription(ready, request, variables)
+          : groups.join(ready.plan, request.identity, key, () => startSubscription(ready, request, variables));
       return rate === undefined ? started : started.then((outcome) => withStanding(outcome, rate) as OperationResult | OperationStream);
     }
     const abort = new OperationAbort(request.identity, request.connectionParams);
@@ -550,19 +604,32 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
    * query's (codes, masking, the cost report), or the errors that kept the stream from starting.
    * Ending the stream aborts the operation's signal, so resolvers waiting on it stop too.
    */
-  async function startSubscription(ready: ReadyOperation, request: OperationRequest<Raw>): Promise<OperationResult | OperationStream> {
+  async function startSubscription(
+    ready: ReadyOperation,
+    request: OperationRequest<Raw>,
+    variables: Readonly<Record<string, unknown>> | null,
+  ): Promise<OperationResult | OperationStream> {
     const abort = new OperationAbort(request.identity, request.connectionParams);
     const contextValue = await (options.context ? options.context(request.raw, abort) : new DefaultContext(request.raw, abort));
-    const subscribed = await subscribePlan(ready.plan, {
-      variableValues: request.params.variables,
-      contextValue,
-      measureCost: reportCost,
-      signal: abort,
-      hideSuggestions: production,
-      trace: isTraced(request),
-    });
+    let subscribed: Awaited<ReturnType<typeof subscribePlan>>;
+    try {
+      subscribed = await subscribePlan(ready.plan, {
+        variableValues: variables,
+        contextValue,
+        measureCost: reportCost,
+        signal: abort,
+        hideSuggestions: production,
+        trace: isTraced(request),
+      });
+    } catch (error) {
+      if (leftNoRootField(error)) return requestErrors([noRootField()]);
+      throw error;
+    }
     const { analysis } = ready;
-    if (!isAsyncIterable(subscribed)) return { result: finishResult(subscribed, analysis, request), requestError: !('data' in subscribed) };
+    if (!isAsyncIterable(subscribed)) {
+      if (leftNoRootField(subscribed.errors?.[0])) return requestErrors([noRootField()]);
+      return { result: finishResult(subscribed, analysis, request), requestError: !('data' in subscribed) };
+    }
     const stream = mapAsyncIterable(
       subscribed,
       (result) => finishResult(result, analysis, request),
@@ -683,6 +750,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     },
     run,
     streamError,
+    addressOf,
     close: () => Promise.all([limiter?.close(), resolver.close()]).then(() => undefined),
     cacheCounts,
     readiness: [limiter?.store.readiness, resolver.readiness].filter((check): check is ReadinessCheck => check !== undefined),
@@ -736,6 +804,46 @@ function traceRefusal(trace: unknown, allowed: boolean): OperationResult | null 
     return requestErrors([codedError('Execution traces are not available on this server; send the request without "extensions.trace".', GraphQLErrorCode.TraceNotAllowed)]);
   }
   return null;
+}
+
+/** The variables an operation declares, from those a request sent: the others are never read. */
+function declaredVariables(operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>> | null): Readonly<Record<string, unknown>> | null {
+  if (variables === null) return null;
+  const declared: Record<string, unknown> = {};
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    if (Object.hasOwn(variables, name)) declared[name] = variables[name];
+  }
+  return declared;
+}
+
+/**
+ * The key of a subscription's group among those of one operation and identity: a hash of its
+ * variables' JSON (a fixed 43 characters, however large the variables). Null (no group: the
+ * subscription runs on its own) when they are too deeply nested to write out.
+ */
+function groupKey(variables: Readonly<Record<string, unknown>> | null): string | null {
+  if (variables === null) return '';
+  let text: string;
+  try {
+    text = JSON.stringify(variables);
+  } catch {
+    return null;
+  }
+  return createHash('sha256').update(text).digest('base64url');
+}
+
+/**
+ * `@skip`/`@include` left a subscription no root field: graphql-js fails taking the first one
+ * apart (graphqlCompat.ts NO_ROOT_FIELD_MESSAGE: 16 throws it, 17 answers with it). The client
+ * chose the variables: a request error, said plainly.
+ */
+function leftNoRootField(error: unknown): boolean {
+  return error instanceof Error && error.message === NO_ROOT_FIELD_MESSAGE;
+}
+
+function noRootField(): GraphQLError {
+  return codedError('The subscription selects no root field: its @skip and @include directives left none.', GraphQLErrorCode.BadRequest);
 }
 
 function requestErrors(errors: ReadonlyArray<GraphQLError>): OperationResult {

@@ -36,11 +36,16 @@ export class EventStream {
   private stop!: () => void;
 
   /** A stream of one result (a query, a mutation, a request error), or of a subscription's results. */
+  /** Told once, when the stream is over (its end written, or the client gone): gives back the client's slot. */
+  private onEnd: (() => void) | null;
+
   constructor(
     results: ExecutionResult | AsyncGenerator<ExecutionResult, void, void>,
     heartbeatMs: number,
     streamError: (error: unknown) => GraphQLError,
+    onEnd: (() => void) | null = null,
   ) {
+    this.onEnd = onEnd;
     this.heartbeatMs = heartbeatMs;
     this.streamError = streamError;
     this.stopped = new Promise((resolve) => {
@@ -64,6 +69,7 @@ export class EventStream {
     if (this.queued.length > 0) return this.queued.shift() as string;
     if (this.ended || this.source === null) {
       this.ended = true;
+      this.over();
       return null;
     }
     const source = this.source;
@@ -103,7 +109,14 @@ export class EventStream {
     this.end([COMPLETE]);
   }
 
+  private over(): void {
+    const onEnd = this.onEnd;
+    this.onEnd = null;
+    onEnd?.();
+  }
+
   private end(last: string[]): void {
+    this.over();
     if (this.ended) return;
     this.ended = true;
     this.queued.splice(0, this.queued.length, ...last);

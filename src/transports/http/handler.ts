@@ -50,6 +50,7 @@ import { AuthError, insufficientScope } from '../../security/authError.ts';
 import { createCors } from '../../security/cors.ts';
 import type { CorsOptions } from '../../security/cors.ts';
 import { createCsrfCheck } from '../../security/csrf.ts';
+import { ClientSlots } from '../../server/clientSlots.ts';
 import type { CsrfPreventionOptions } from '../../security/csrf.ts';
 import type { Identity } from '../../security/identity.ts';
 import { rateLimitHeader } from '../../ratelimit/rateLimiter.ts';
@@ -99,6 +100,8 @@ export interface HandlerOptions<Raw = unknown> extends PipelineOptions<Raw> {
   cors?: CorsOptions;
   /** Refuse requests a browser could send cross-site without a preflight (default off; see security/csrf.ts). */
   csrfPrevention?: boolean | CsrfPreventionOptions;
+  /** Subscriptions over Server-Sent Events one client (an address) may have open (default 100); past it, 429 TOO_MANY_CONNECTIONS. */
+  maxEventStreamsPerClient?: number;
   /** How often an idle Server-Sent Events response gets a comment to keep it alive (default 12,000 ms). */
   sseHeartbeatMs?: number;
   /**
@@ -150,6 +153,10 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
       : createCors({ ...options.cors, exposedHeaders: options.cors.exposedHeaders ?? RESOURCE_EXPOSED_HEADERS }, RESOURCE_METHODS);
   const csrf = options.csrfPrevention === undefined || options.csrfPrevention === false ? null : createCsrfCheck(options.csrfPrevention);
   const graphiql = createGraphiql({ path, option: options.graphiql, production: pipeline.production, webSocket: options.subscriptionsOverWebSocket === true });
+  const streamSlots = new ClientSlots(options.maxEventStreamsPerClient ?? 100);
+  if (!Number.isInteger(streamSlots.perClient) || streamSlots.perClient <= 0) {
+    throw new TypeError(`maxEventStreamsPerClient must be a positive whole number, got ${String(options.maxEventStreamsPerClient)}.`);
+  }
   const heartbeatMs = options.sseHeartbeatMs ?? 12_000;
   if (!Number.isInteger(heartbeatMs) || heartbeatMs <= 0) throw new TypeError(`sseHeartbeatMs must be a positive whole number of milliseconds, got ${String(heartbeatMs)}.`);
 
@@ -187,7 +194,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
   }
 
   /** The entity tags of GET answers, by URL (short ones): made again only when the answer changes (see EtagMemo). */
-  const getEtags = new LruCache<string, EtagMemo>(1000);
+  const getEtags = new LruCache<string, EtagMemo>(1000, { maxBytes: 16 * 1024 * 1024, sizeOf: (url) => url.length * 2 + EtagMemo.MAX_BYTES });
   function etagMemoOf(url: string): EtagMemo {
     let memo = getEtags.get(url);
     if (memo === undefined) {
@@ -230,6 +237,12 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
     if (pathname !== path && resources !== null && resources.owns(pathname)) {
       if (request.method === 'OPTIONS' && resourceCors !== null) {
         return [null, { status: 204, headers: { allow: RESOURCE_METHODS.join(', '), ...resourceCors.preflight(headerOf(request.headers, 'origin')) } }];
+      }
+      // A POST is the one method that changes something and that a page can send cross-site
+      // without a preflight (a form, a text or an empty body, its variables in the query string).
+      if (csrf !== null && request.method === 'POST') {
+        const refused = csrf(request.headers);
+        if (refused !== null) return httpFailure(HttpErrorCode.CsrfPrevented, refused);
       }
       return resources.handle(request);
     }
@@ -319,13 +332,22 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
     if (mediaType !== EVENT_STREAM && 'result' in outcome) return respondWith(request, mediaType, outcome.result, outcome, outcome.rate);
     if ('notAllowed' in outcome) return notAllowed(outcome.notAllowed);
     if ('rateLimited' in outcome) return rateLimited(outcome.rateLimited);
-    if (mediaType === EVENT_STREAM) return eventStreamResponse(outcome);
+    if (mediaType === EVENT_STREAM) return eventStreamResponse(request, outcome);
     return respondWith(request, mediaType, (outcome as OperationResult).result, outcome as OperationResult, undefined);
   }
 
   /** Server-Sent Events: a query's one result, a request error's, or a subscription's stream of them. */
-  function eventStreamResponse(outcome: OperationResult | OperationStream): HandlerResponse {
-    const body = new EventStream('stream' in outcome ? outcome.stream : outcome.result, heartbeatMs, pipeline.streamError);
+  function eventStreamResponse(request: PlainRequest<Raw>, outcome: OperationResult | OperationStream): HandlerResponse {
+    let release: (() => void) | null = null;
+    if ('stream' in outcome) {
+      // A subscription holds a connection for as long as it lasts: a client may hold only so many.
+      release = streamSlots.take(pipeline.addressOf({ remoteAddress: request.remoteAddress, forwardedFor: request.headers['x-forwarded-for'] }));
+      if (release === null) {
+        void outcome.stream.return().catch(() => undefined);
+        return httpFailure(HttpErrorCode.TooManyConnections, `This client has ${streamSlots.perClient} event streams open already.`, { 'retry-after': '5' });
+      }
+    }
+    const body = new EventStream('stream' in outcome ? outcome.stream : outcome.result, heartbeatMs, pipeline.streamError, release);
     // X-Accel-Buffering: a proxy such as nginx would otherwise hold events back to fill its buffer.
     const headers: Record<string, string> = { 'content-type': EVENT_STREAM, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
     if (outcome.rate !== undefined) addRateHeaders(headers, outcome.rate);

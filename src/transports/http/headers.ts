@@ -51,6 +51,8 @@ const REMEMBERED_TEXT = 8 * 1024;
  * characters each.
  */
 export class EtagMemo {
+  /** The most a memo keeps alive: the longest text it remembers, and its tag. */
+  static readonly MAX_BYTES = REMEMBERED_TEXT * 2 + 128;
   private text: string | null = null;
   private etag = '';
 

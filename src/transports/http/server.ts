@@ -344,7 +344,7 @@ export function createServer(options: ServerOptions): GraphQLServer {
   ) as GraphQLServer;
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
-  const websocket = options.websocket === false ? null : attachWebSocket(server, handle.pipeline, path, options.websocket);
+  const websocket = options.websocket === false ? null : attachWebSocket(server, handle.pipeline, path, { allowedOrigins: allowedOrigins(options), ...options.websocket });
   Object.defineProperty(server, 'websocket', { value: websocket });
 
   const shutdownDelayMs = options.shutdownDelayMs ?? 0;
@@ -377,6 +377,17 @@ export function createServer(options: ServerOptions): GraphQLServer {
       .then(() => logger.flush());
   }
   return server;
+}
+
+/**
+ * The origins whose pages may open a WebSocket (WebSocketOptions.allowedOrigins): the CORS
+ * origins when there are some; under csrfPrevention without CORS, the server's own only; else
+ * any (no browser protection was asked for).
+ */
+function allowedOrigins(options: ServerOptions): ReadonlyArray<string> | '*' | undefined {
+  if (options.cors !== undefined) return options.cors.origins;
+  if (options.csrfPrevention !== undefined && options.csrfPrevention !== false) return [];
+  return undefined;
 }
 
 /** Event streams that serve a subscription (not a single result sent as events). */

@@ -78,7 +78,7 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
    * time, once it passed every check for the caller's grants. (A cache of its own, apart from
    * the pipeline's cache of request bodies: a URL is never taken for a body.)
    */
-  const seenReads = new LruCache<string, RouteCall>(1000);
+  const seenReads = new LruCache<string, RouteCall>(1000, { maxBytes: 8 * 1024 * 1024, sizeOf: (key) => key.length * 6 + 512 });
   // Each version's OpenAPI document, made once: `/api/v1/openapi.json`.
   const openApiTexts = new Map(versions.map((version) => [version.version, JSON.stringify(openApiDocument(version, pipeline.schema, prefix, 'Resource API'))]));
   if (byName.size !== versions.length) throw new TypeError('resources: two versions have the same name.');

@@ -3,12 +3,15 @@
  * server's own port and path. It only converts, and owns what only a socket can know:
  *
  *   upgrade ── another path ─ 404     no graphql-transport-ws subprotocol ─ 400
+ *           ── an Origin that may not connect ─ 403
+ *           ── maxConnectionsPerClient open by this client ─ 429 (Retry-After)
  *           ── maxConnections open, or shutting down ─ 503
  *   frames  ── binary ─ 4400     larger than maxPayloadBytes ─ 1009 (by ws)
  *   a client that stops answering pings (a half-open socket) ─ terminated
  *   a client that reads slower than it is sent to, maxBufferedBytes behind ─ terminated
  *   shutdown ─ every socket closed with 1001
  */
+import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -16,6 +19,7 @@ import type { RawData } from 'ws';
 import type { OperationPipeline } from '../../server/pipeline.ts';
 import { HttpErrorCode, httpErrorBody } from '../../server/errors.ts';
 import type { HttpError } from '../../server/errors.ts';
+import { ClientSlots } from '../../server/clientSlots.ts';
 import { CloseCode, createWebSocketProtocol } from './protocol.ts';
 import type { Connection, WebSocketProtocolOptions } from './protocol.ts';
 
@@ -27,6 +31,17 @@ export interface WebSocketOptions extends WebSocketProtocolOptions {
   maxPayloadBytes?: number;
   /** Sockets open at once (default 20,000); past it upgrades get 503. */
   maxConnections?: number;
+  /** Sockets one client (an address, trustProxy hops trusted) may have open (default 100); past it its upgrades get 429. */
+  maxConnectionsPerClient?: number;
+  /**
+   * The web origins whose pages may open a socket: a browser sends its cookies and other ambient
+   * credentials with an upgrade from any page, so a socket opened by another site's page would act
+   * as the user (cross-site WebSocket hijacking). An upgrade whose `Origin` is neither listed nor
+   * the server's own (its Host) is refused with 403. `'*'` lets every origin in; undefined checks
+   * nothing. createServer sets it from `cors.origins`, or to same-origin only under
+   * `csrfPrevention` without CORS. Clients that are not browsers send no Origin and are let in.
+   */
+  allowedOrigins?: ReadonlyArray<string> | '*';
   /** How often each socket is pinged; one that has not answered the last ping is terminated (default 30,000 ms). */
   keepAliveMs?: number;
   /** Bytes a socket may have waiting to be sent before it is terminated as too slow (default 4 MiB). */
@@ -55,6 +70,8 @@ export function attachWebSocket(
   const maxConnections = positive(options.maxConnections ?? 20_000, 'maxConnections');
   const maxBufferedBytes = positive(options.maxBufferedBytes ?? 4 * 1024 * 1024, 'maxBufferedBytes');
   const keepAliveMs = positive(options.keepAliveMs ?? 30_000, 'keepAliveMs');
+  const slots = new ClientSlots(positive(options.maxConnectionsPerClient ?? 100, 'maxConnectionsPerClient'));
+  const originAllowed = originCheck(options.allowedOrigins);
   const protocol = createWebSocketProtocol(pipeline, options);
   /** Open sockets and their protocol connections. */
   const sockets = new Map<WebSocket, Connection>();
@@ -80,12 +97,19 @@ export function attachWebSocket(
     if (!offered.includes(SUBPROTOCOL)) {
       return refuse(socket, HttpErrorCode.SubprotocolNotAcceptable, `WebSocket connections must use the ${SUBPROTOCOL} subprotocol.`);
     }
+    if (!originAllowed(req.headers.origin, req.headers.host)) {
+      return refuse(socket, HttpErrorCode.OriginNotAllowed, `Pages from ${String(req.headers.origin)} may not open a WebSocket here.`);
+    }
     if (closing) return refuse(socket, HttpErrorCode.ServiceUnavailable, 'The server is shutting down.');
     if (sockets.size >= maxConnections) return refuse(socket, HttpErrorCode.ServiceUnavailable, `The server has ${maxConnections} WebSocket connections open already.`);
-    wss.handleUpgrade(req, socket, head, (ws) => opened(ws, req));
+    const release = slots.take(pipeline.addressOf({ remoteAddress: req.socket.remoteAddress, forwardedFor: req.headers['x-forwarded-for'] }));
+    if (release === null) {
+      return refuse(socket, HttpErrorCode.TooManyConnections, `This client has ${slots.perClient} WebSocket connections open already.`, { 'Retry-After': '5' });
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => opened(ws, req, release));
   });
 
-  function opened(ws: WebSocket, req: IncomingMessage): void {
+  function opened(ws: WebSocket, req: IncomingMessage, release: () => void): void {
     alive.add(ws);
     const connection: Connection = protocol.open(
       {
@@ -115,6 +139,7 @@ export function attachWebSocket(
     });
     ws.on('pong', () => alive.add(ws));
     ws.on('close', () => {
+      release();
       sockets.delete(ws);
       connection.closed();
       if (sockets.size === 0) allClosed?.();
@@ -165,12 +190,29 @@ export function attachWebSocket(
 }
 
 /** Refuses an upgrade with a plain HTTP answer, in the service's error shape. */
-function refuse(socket: Duplex, error: HttpError, message: string): void {
+function refuse(socket: Duplex, error: HttpError, message: string, headers: Record<string, string> = {}): void {
   const body = httpErrorBody(error, message);
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.end(
-    `HTTP/1.1 ${error[1]} ${error[1] === 404 ? 'Not Found' : error[1] === 400 ? 'Bad Request' : 'Service Unavailable'}\r\n` +
+    `HTTP/1.1 ${error[1]} ${STATUS_CODES[error[1]] ?? ''}\r\n${extra}` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/**
+ * Whether a page of `origin` may open a socket: allowed origins compare as browsers serialize
+ * them (lower case, no trailing slash); a page of the server's own origin (its Host) always may,
+ * and so may a client that sends no Origin (not a browser).
+ */
+function originCheck(allowed: ReadonlyArray<string> | '*' | undefined): (origin: string | undefined, host: string | undefined) => boolean {
+  if (allowed === undefined || allowed === '*') return () => true;
+  const listed = new Set(allowed.map((origin) => origin.trim().toLowerCase().replace(/\/$/, '')));
+  return (origin, host) => {
+    if (origin === undefined) return true;
+    const normalized = origin.toLowerCase();
+    if (listed.has(normalized)) return true;
+    return host !== undefined && URL.canParse(normalized) && new URL(normalized).host === host.toLowerCase();
+  };
 }
 
 function positive(value: number, name: string): number {
