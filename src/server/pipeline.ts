@@ -282,6 +282,14 @@ export interface OperationPipeline<Raw = unknown> {
   close(): Promise<void>;
   /** The key a client's connections are counted under: its address, as the rate limiter keys an anonymous caller. */
   addressOf(client: ClientInfo): string;
+  /**
+   * Charges one request that a transport refuses before any operation runs, so that refusals are
+   * no free way to spend the server's time: a credential that fails (charged to the client's
+   * address, as an anonymous caller: who sent it is not known), or a resource route's failed
+   * If-Match (the read it ran). The refusal when the budget is spent (answer 429 instead); null
+   * when charged, or when there are no rate limits.
+   */
+  charge(identity: Identity, client: ClientInfo): MaybePromise<RateRefusal | null>;
   /** Hits and misses of the document and persisted-query caches, for metrics. */
   readonly cacheCounts: CacheCounts;
   /** The stores' readiness (a Redis rate-limit or persisted-query store), for readiness probes. */
@@ -388,6 +396,13 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   function clientOf(identity: Identity, client: ClientInfo | undefined): string {
     if (identity.kind !== 'anonymous') return `${identity.kind}:${identity.id}`;
     return addressOf(client);
+  }
+
+  function charge(identity: Identity, client: ClientInfo): MaybePromise<RateRefusal | null> {
+    if (limiter === null) return null;
+    const admission = limiter.admit(limiter.policyFor(identity), limiter.keyFor(identity, client), 0);
+    if (admission instanceof Promise) return admission.then((settled) => (isRefusal(settled) ? settled : null));
+    return isRefusal(admission) ? admission : null;
   }
 
   function addressOf(client: ClientInfo | undefined): string {
@@ -751,6 +766,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     run,
     streamError,
     addressOf,
+    charge,
     close: () => Promise.all([limiter?.close(), resolver.close()]).then(() => undefined),
     cacheCounts,
     readiness: [limiter?.store.readiness, resolver.readiness].filter((check): check is ReadinessCheck => check !== undefined),

@@ -42,7 +42,7 @@ import type {
 import { EventStream } from './eventStream.ts';
 import { createGraphiql } from './graphiql.ts';
 import type { GraphiqlOptions } from './graphiql.ts';
-import { EtagMemo, addRateHeaders, etagOf, headerOf, matchesEtag, mediaRanges } from './headers.ts';
+import { EtagMemo, addRateHeaders, clientInfo, etagOf, headerOf, matchesEtag, mediaRanges } from './headers.ts';
 import { HttpOperation } from './httpOperation.ts';
 import { createResourceHandler } from '../rest/resourceHandler.ts';
 import type { ResourcesOptions } from '../rest/resourceHandler.ts';
@@ -52,6 +52,7 @@ import type { CorsOptions } from '../../security/cors.ts';
 import { createCsrfCheck } from '../../security/csrf.ts';
 import { ClientSlots } from '../../server/clientSlots.ts';
 import type { CsrfPreventionOptions } from '../../security/csrf.ts';
+import { ANONYMOUS } from '../../security/identity.ts';
 import type { Identity } from '../../security/identity.ts';
 import { rateLimitHeader } from '../../ratelimit/rateLimiter.ts';
 import type { RateRefusal, RateStanding } from '../../ratelimit/rateLimiter.ts';
@@ -278,7 +279,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
 
   /** Once the caller is known: read the request's operations and run them. */
   function proceed(request: PlainRequest<Raw>, mediaType: string, queryStart: number, identity: Identity | AuthError): MaybePromise<HandlerResponse> {
-    if (identity instanceof AuthError) return authFailure(identity);
+    if (identity instanceof AuthError) return refusedCredential(request, identity);
     const streams = mediaType === EVENT_STREAM;
     let payload: unknown;
     let known: KnownRequest | undefined;
@@ -341,7 +342,7 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
     let release: (() => void) | null = null;
     if ('stream' in outcome) {
       // A subscription holds a connection for as long as it lasts: a client may hold only so many.
-      release = streamSlots.take(pipeline.addressOf({ remoteAddress: request.remoteAddress, forwardedFor: request.headers['x-forwarded-for'] }));
+      release = streamSlots.take(pipeline.addressOf(clientInfo(request)));
       if (release === null) {
         void outcome.stream.return().catch(() => undefined);
         return httpFailure(HttpErrorCode.TooManyConnections, `This client has ${streamSlots.perClient} event streams open already.`, { 'retry-after': '5' });
@@ -352,6 +353,14 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
     const headers: Record<string, string> = { 'content-type': EVENT_STREAM, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
     if (outcome.rate !== undefined) addRateHeaders(headers, outcome.rate);
     return [body, { status: 200, headers }];
+  }
+
+  /** A credential refused: charged to the client's address (429 once its budget is spent), else the refusal. */
+  function refusedCredential(request: PlainRequest<Raw>, error: AuthError): MaybePromise<HandlerResponse> {
+    if (error.status === 503) return authFailure(error);
+    const charged = pipeline.charge(ANONYMOUS, clientInfo(request));
+    if (charged instanceof Promise) return charged.then((refusal) => (refusal === null ? authFailure(error) : rateLimited(refusal)));
+    return charged === null ? authFailure(error) : rateLimited(charged);
   }
 
   /** 401, 403 or 503, in the service's error shape, with the challenge that says what to send. */

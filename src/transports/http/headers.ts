@@ -4,7 +4,7 @@
  */
 import { hash } from 'node:crypto';
 import { rateLimitHeader } from '../../ratelimit/rateLimiter.ts';
-import type { RateStanding } from '../../ratelimit/rateLimiter.ts';
+import type { ClientInfo, RateStanding } from '../../ratelimit/rateLimiter.ts';
 
 /** A header's value, several values joined. */
 export function headerOf(headers: Readonly<Record<string, string | string[] | undefined>>, name: string): string | undefined {
@@ -85,4 +85,9 @@ export function addRateHeaders(headers: Record<string, string>, standing: RateSt
   if (current === null) return;
   headers['ratelimit-policy'] = standing.policy.header;
   headers['ratelimit'] = current;
+}
+
+/** Where a request came from, as the rate limiter and the per-client bounds read it. */
+export function clientInfo(request: { readonly remoteAddress?: string | undefined; readonly headers: Readonly<Record<string, string | string[] | undefined>> }): ClientInfo {
+  return { remoteAddress: request.remoteAddress, forwardedFor: request.headers['x-forwarded-for'] };
 }

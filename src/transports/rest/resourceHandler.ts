@@ -21,8 +21,10 @@ import type { GraphQLError, GraphQLSchema } from 'graphql';
 import type { Limits } from '../../analysis/limits.ts';
 import type { KnownRequest, OperationOutcome, OperationPipeline, RequestParams } from '../../server/pipeline.ts';
 import { AuthError } from '../../security/authError.ts';
+import { ANONYMOUS } from '../../security/identity.ts';
 import type { Identity } from '../../security/identity.ts';
-import { EtagMemo, addRateHeaders, etagOf, headerOf, matchesEtag, mediaRanges } from '../http/headers.ts';
+import type { RateRefusal } from '../../ratelimit/rateLimiter.ts';
+import { EtagMemo, addRateHeaders, clientInfo, etagOf, headerOf, matchesEtag, mediaRanges } from '../http/headers.ts';
 import { LruCache, memoizeText } from '../../jsutils/lruCache.ts';
 import { SMALL_REQUEST } from '../../server/pipeline.ts';
 import { HttpOperation } from '../http/httpOperation.ts';
@@ -214,7 +216,9 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
       const headers: Record<string, string> = { ...versionHeaders };
       const challenge = pipeline.challenge(identity);
       if (challenge !== null) headers['www-authenticate'] = challenge;
-      return failure(identity.status, identity.code, identity.message, headers);
+      const refused = failure(identity.status, identity.code, identity.message, headers);
+      // A refused credential is charged to the client's address (see OperationPipeline.charge).
+      return identity.status === 503 ? refused : charged(ANONYMOUS, request, versionHeaders, refused);
     }
     // If-Match: the change applies to the resource as the client last saw it, or not at all.
     const ifMatch = headerOf(request.headers, 'if-match');
@@ -225,7 +229,13 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
     if (reader !== undefined) {
       return currentEtag(reader, parts, request, identity).then((current) =>
         current === null || !matchesEtag(ifMatch, current, false)
-          ? failure(412, 'PRECONDITION_FAILED', `The resource at ${rawPath} is not the one If-Match names (it has changed, or is gone).`, versionHeaders)
+          ? // The write does not run, and is not charged: the read that refused it is.
+            charged(
+              identity,
+              request,
+              versionHeaders,
+              failure(412, 'PRECONDITION_FAILED', `The resource at ${rawPath} is not the one If-Match names (it has changed, or is gone).`, versionHeaders),
+            )
           : execute(call, request, identity),
       );
     }
@@ -240,15 +250,23 @@ export function createResourceHandler<Raw>(options: ResourcesOptions, pipeline: 
     return outcome instanceof Promise ? outcome.then((settled) => answer(call, request, settled)) : answer(call, request, outcome);
   }
 
+  /** `refused`, once one request is charged for it; the rate limit's 429 when the budget is spent. */
+  function charged(identity: Identity, request: ResourceRequest<Raw>, versionHeaders: Record<string, string>, refused: ResourceResponse): ResourceResponse | Promise<ResourceResponse> {
+    const toAnswer = (refusal: RateRefusal | null) => (refusal === null ? refused : rateLimitedAnswer(refusal, versionHeaders));
+    const charge = pipeline.charge(identity, clientInfo(request));
+    return charge instanceof Promise ? charge.then(toAnswer) : toAnswer(charge);
+  }
+
+  function rateLimitedAnswer(refusal: RateRefusal, versionHeaders: Record<string, string>): ResourceResponse {
+    const headers: Record<string, string> = { ...versionHeaders, 'retry-after': String(refusal.retryAfter) };
+    if (refusal.standing !== null) addRateHeaders(headers, refusal.standing);
+    return failure(refusal.status, refusal.code, refusal.message, headers);
+  }
+
   /** The operation's outcome as the route's HTTP answer. */
   function answer(call: RouteCall, request: ResourceRequest<Raw>, outcome: OperationOutcome): ResourceResponse {
     const { route, version, variables, versionHeaders, rawPath, search } = call;
-    if ('rateLimited' in outcome) {
-      const refusal = outcome.rateLimited;
-      const headers: Record<string, string> = { ...versionHeaders, 'retry-after': String(refusal.retryAfter) };
-      if (refusal.standing !== null) addRateHeaders(headers, refusal.standing);
-      return failure(refusal.status, refusal.code, refusal.message, headers);
-    }
+    if ('rateLimited' in outcome) return rateLimitedAnswer(outcome.rateLimited, versionHeaders);
     if (!('result' in outcome)) return failure(500, 'INTERNAL_SERVER_ERROR', 'The route did not run as an operation.', versionHeaders);
     const headers: Record<string, string> = { ...versionHeaders };
     if (outcome.rate !== undefined) addRateHeaders(headers, outcome.rate);

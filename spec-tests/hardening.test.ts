@@ -1,0 +1,282 @@
+/**
+ * What an anonymous client can do to a server, and what it gets instead of harm: bounded
+ * memory (nothing refused is cached; caches bounded in bytes), documents whose validation would
+ * hold the event loop refused before validation, 4xx rather than 5xx for what graphql-js throws,
+ * CSRF prevention on resource routes and WebSocket upgrades, per-client caps on long-lived
+ * connections, and refusals that are charged to the rate limits.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHandler, makeSchema } from '../src/index.ts';
+import { DEFAULT_DOCUMENT_CACHE_BYTES } from '../src/server/pipeline.ts';
+import { EventStream } from '../src/transports/http/eventStream.ts';
+import { json, postJson, send } from './support/httpServer.ts';
+import { GRAPHQL_MAJOR, byMajor } from './support/graphqlMajor.ts';
+import { RawClient, openEventStream, startRealtimeServer, upgradeRefusal } from './support/realtime.ts';
+import type { RealtimeServer } from './support/realtime.ts';
+import { bodyOf, call, errorBody, startDemoResources } from './support/resources.ts';
+import type { CallOptions, DemoResourceServer } from './support/resources.ts';
+
+const GRAPHQL_RESPONSE = 'application/graphql-response+json';
+
+describe('the document cache', () => {
+  const schema = makeSchema({ typeDefs: 'type Query { hello: String }', resolvers: { Query: { hello: () => 'world' } } });
+  const post = (handle: ReturnType<typeof createHandler>, query: string) =>
+    handle({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }), raw: null });
+
+  it('keeps no document it refused: each refusal is parsed (or validated) again, and a passing document once', async () => {
+    const handle = createHandler({ schema });
+    const counts = handle.pipeline.cacheCounts;
+    for (const query of ['{ hello', '{ nope }', '{ hello }']) {
+      await post(handle, query);
+      await post(handle, query);
+    }
+    expect({ hits: counts.documentHits, misses: counts.documentMisses }).toEqual({ hits: 1, misses: 5 });
+  });
+
+  it('holds no more than documentCacheBytes, at about a hundred bytes a character of query text, however many documents come', async () => {
+    const handle = createHandler({ schema, documentCacheBytes: 100_000 });
+    // Distinct valid documents of about 330 characters: some 33 KB each, by the estimate.
+    for (let i = 0; i < 40; i++) await post(handle, `query Q${i} { ${'hello '.repeat(50)}}`);
+    expect(handle.pipeline.cacheCounts.documentCacheBytes).toBeGreaterThan(0);
+    expect(handle.pipeline.cacheCounts.documentCacheBytes).toBeLessThanOrEqual(100_000);
+    expect(DEFAULT_DOCUMENT_CACHE_BYTES).toBe(64 * 1024 * 1024);
+  });
+});
+
+describe('documents whose validation would hold the event loop', () => {
+  let server: RealtimeServer;
+  beforeAll(async () => {
+    server = await startRealtimeServer();
+  });
+  afterAll(() => server.close());
+
+  it('refuses before validation the same field repeated a thousand times in one selection set (12.5 KB, under the token limit)', async () => {
+    const query = `{ ${'hello '.repeat(1249)}}`;
+    const response = await postJson(server.url, { query }, GRAPHQL_RESPONSE);
+    expect(response.status).toBe(400);
+    expect(json(response)).toEqual({
+      errors: [
+        { message: 'A selection set lists 1249 selections; the limit is 250.', extensions: { code: 'BREADTH_LIMIT_EXCEEDED', measured: 1249, limit: 250 } },
+        {
+          message: 'The document merges 779376 pairs of fields and fragments in its selection sets; the limit is 2000.',
+          extensions: { code: 'FIELD_MERGE_LIMIT_EXCEEDED', measured: 779376, limit: 2000 },
+        },
+      ],
+    });
+  });
+});
+
+describe('what graphql-js throws is a 400, never a 500', () => {
+  let server: RealtimeServer;
+  beforeAll(async () => {
+    server = await startRealtimeServer({ production: true });
+  });
+  afterAll(() => server.close());
+
+  it("answers a subscription whose root field's @skip reads a variable with GRAPHQL_VALIDATION_FAILED, over POST and GET", async () => {
+    const query = 'subscription ($s: Boolean!) { ticks(topic: "t") @skip(if: $s) }';
+    const message = byMajor({
+      16: 'The document could not be validated: Argument "if" of required type "Boolean!" was provided the variable "$s" which was not provided a runtime value.',
+      17: 'Subscription must not use `@skip` or `@include` directives in the top level selection.',
+    });
+    const posted = await postJson(server.url, { query, variables: { s: false } }, GRAPHQL_RESPONSE);
+    const got = await send(`${server.url}?query=${encodeURIComponent(query)}`, { headers: { accept: GRAPHQL_RESPONSE } });
+    for (const response of [posted, got]) {
+      expect(response.status).toBe(400);
+      expect((json(response) as { errors: Array<{ message: string; extensions: unknown }> }).errors.map((error) => [error.message, error.extensions])).toEqual([
+        [message, { code: 'GRAPHQL_VALIDATION_FAILED' }],
+      ]);
+    }
+  });
+
+  it('answers an event-stream subscription that @skip leaves without a root field with a 400 that says so', async () => {
+    const response = await postJson(server.url, { query: 'subscription { ticks(topic: "t") @skip(if: true) }' }, 'text/event-stream');
+    if (GRAPHQL_MAJOR >= 17) {
+      // graphql 17's validation forbids @skip and @include on a subscription's root fields.
+      expect(response.status).toBe(200);
+      expect(response.text).toContain('GRAPHQL_VALIDATION_FAILED');
+      return;
+    }
+    expect(response.status).toBe(200);
+    expect(response.text).toBe(
+      `event: next\ndata: ${JSON.stringify({ errors: [{ message: 'The subscription selects no root field: its @skip and @include directives left none.', extensions: { code: 'BAD_REQUEST' } }] })}\n\nevent: complete\ndata:\n\n`,
+    );
+  });
+
+  it('serves an event-stream subscription whose variables nest thousands of levels deep, the unused ones never written out', async () => {
+    // Written as text: JSON.stringify itself would exhaust the stack on it.
+    const deep = `${'{"deeper":'.repeat(6000)}"bottom"${'}'.repeat(6000)}`;
+    const query = JSON.stringify('subscription ($topic: String!) { ticks(topic: $topic) }');
+    const body = `{"query":${query},"variables":{"topic":"deep","unused":${deep}}}`;
+    const stream = await openEventStream(server.url, body);
+    try {
+      expect(stream.response.status).toBe(200);
+      await expect.poll(() => server.subscribers('deep')).toBe(1);
+      await server.pubsub.publish('deep', 7);
+      expect(await stream.reader.next()).toEqual({ event: 'next', data: JSON.stringify({ data: { ticks: 7 } }) });
+    } finally {
+      stream.abort();
+    }
+  });
+});
+
+describe('CSRF prevention on resource routes', () => {
+  let demo: DemoResourceServer;
+  beforeAll(async () => {
+    demo = await startDemoResources({ extra: { csrfPrevention: true } });
+  });
+  afterAll(() => demo.close());
+
+  const refused = errorBody(
+    'CSRF_PREVENTED',
+    'This request has been blocked as a possible cross-site request forgery: send it with a Content-Type such as application/json, or with a header named x-graphql-csrf.',
+  );
+
+  it('refuses a form-encoded, a text or an empty-bodied POST (variables in the query string) before it runs', async () => {
+    const before = demo.data.reviews.length;
+    const attempts: CallOptions[] = [
+      { headers: { 'x-api-key': 'demo-editor', 'content-type': 'application/x-www-form-urlencoded' }, body: 'stars=1' },
+      { headers: { 'x-api-key': 'demo-editor', 'content-type': 'text/plain' }, body: '{"stars":1}' },
+      { headers: { 'x-api-key': 'demo-editor' } },
+    ];
+    for (const options of attempts) {
+      const response = await call(demo.port, 'POST', '/api/v1/books/b1/reviews?stars=1', options);
+      expect(response.status).toBe(400);
+      expect(bodyOf(response)).toEqual(refused);
+    }
+    expect(demo.data.reviews.length).toBe(before);
+  });
+
+  it('lets a JSON POST, or one with the x-graphql-csrf header, through', async () => {
+    const response = await call(demo.port, 'POST', '/api/v1/books/b1/reviews', { headers: { 'x-api-key': 'demo-editor' }, json: { stars: 5 } });
+    expect(response.status).toBe(201);
+    const marked = await call(demo.port, 'POST', '/api/v1/books/b1/reviews?stars=4', { headers: { 'x-api-key': 'demo-editor', 'x-graphql-csrf': '1' } });
+    expect(marked.status).toBe(201);
+  });
+});
+
+describe('WebSocket upgrades and Origin', () => {
+  let listed: RealtimeServer;
+  let sameOriginOnly: RealtimeServer;
+  beforeAll(async () => {
+    listed = await startRealtimeServer({ cors: { origins: ['https://app.example'] } });
+    sameOriginOnly = await startRealtimeServer({ csrfPrevention: true });
+  });
+  afterAll(async () => {
+    await listed.close();
+    await sameOriginOnly.close();
+  });
+
+  it('refuses an upgrade from an origin that is not listed with 403 ORIGIN_NOT_ALLOWED, before the handshake', async () => {
+    for (const server of [listed, sameOriginOnly]) {
+      const refusal = await upgradeRefusal(server.wsUrl, { headers: { origin: 'https://evil.example' } });
+      expect(refusal).toEqual({
+        status: 403,
+        contentType: 'application/json; charset=utf-8',
+        body: JSON.stringify(errorBody('ORIGIN_NOT_ALLOWED', 'Pages from https://evil.example may not open a WebSocket here.')),
+      });
+      expect(server.sockets()).toBe(0);
+    }
+  });
+
+  it('lets in a listed origin, the server\'s own, and a client that sends no Origin', async () => {
+    const cases: Array<[RealtimeServer, Record<string, string>]> = [
+      [listed, { origin: 'https://app.example' }],
+      [listed, { origin: 'HTTPS://APP.EXAMPLE' }],
+      [sameOriginOnly, { origin: sameOriginOnly.origin }],
+      [sameOriginOnly, {}],
+    ];
+    for (const [server, headers] of cases) {
+      const client = await RawClient.open(server.wsUrl, { headers });
+      client.send({ type: 'connection_init' });
+      expect(await client.next()).toEqual({ type: 'connection_ack' });
+      client.socket.close();
+      await client.closed;
+    }
+  });
+});
+
+describe('connections per client', () => {
+  let server: RealtimeServer;
+  beforeAll(async () => {
+    server = await startRealtimeServer({ websocket: { maxConnectionsPerClient: 2 }, maxEventStreamsPerClient: 1 });
+  });
+  afterAll(() => server.close());
+
+  it('refuses a client its third WebSocket with 429 TOO_MANY_CONNECTIONS, and takes it again once one closed', async () => {
+    const first = await RawClient.open(server.wsUrl);
+    const second = await RawClient.open(server.wsUrl);
+    const refusal = await upgradeRefusal(server.wsUrl);
+    expect(refusal).toEqual({
+      status: 429,
+      contentType: 'application/json; charset=utf-8',
+      body: JSON.stringify(errorBody('TOO_MANY_CONNECTIONS', 'This client has 2 WebSocket connections open already.')),
+    });
+    first.socket.close();
+    await first.closed;
+    await expect.poll(() => server.sockets()).toBe(1);
+    const third = await RawClient.open(server.wsUrl);
+    third.socket.close();
+    second.socket.close();
+    await Promise.all([third.closed, second.closed]);
+  });
+
+  it('refuses a client a second subscription over event streams with 429 TOO_MANY_CONNECTIONS, and takes one again once it ended', async () => {
+    const subscription = { query: 'subscription { ticks(topic: "capped") }' };
+    const first = await openEventStream(server.url, subscription);
+    await expect.poll(() => server.subscribers('capped')).toBe(1);
+    const second = await postJson(server.url, subscription, 'text/event-stream');
+    expect(second.status).toBe(429);
+    expect(second.headers['retry-after']).toBe('5');
+    expect(json(second)).toEqual(errorBody('TOO_MANY_CONNECTIONS', 'This client has 1 event streams open already.'));
+    // The refused subscription was ended at its source: only the first one remains.
+    expect(server.subscribers('capped')).toBe(1);
+    first.abort();
+    await expect.poll(() => server.subscribers('capped')).toBe(0);
+    const again = await openEventStream(server.url, subscription);
+    expect(again.response.status).toBe(200);
+    again.abort();
+  });
+
+  it('gives the slot back when a stream is read to its end without a server (createHandler)', async () => {
+    const slots: string[] = [];
+    const stream = new EventStream({ data: { one: 1 } }, 1000, () => new Error('unused') as never, () => slots.push('released'));
+    while ((await stream.next()) !== null);
+    expect(slots).toEqual(['released']);
+  });
+});
+
+describe('refusals are charged to the rate limits', () => {
+  let demo: DemoResourceServer;
+  beforeAll(async () => {
+    demo = await startDemoResources({ extra: { rateLimit: { requests: { limit: 3, windowSeconds: 60 } } } });
+  });
+  afterAll(() => demo.close());
+
+  it('answers a flood of bad credentials with 401 while the address has budget, then 429 with Retry-After', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await call(demo.port, 'POST', '/graphql', { headers: { 'x-api-key': 'not-a-key' }, json: { query: '{ __typename }' } });
+      statuses.push(response.status);
+      if (response.status === 429) expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
+  });
+});
+
+describe('a failed If-Match is charged as the read it ran', () => {
+  let demo: DemoResourceServer;
+  beforeAll(async () => {
+    demo = await startDemoResources({ extra: { rateLimit: { requests: { limit: 2, windowSeconds: 60 } } } });
+  });
+  afterAll(() => demo.close());
+
+  it('answers 412 while the caller has budget, then 429', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await call(demo.port, 'PATCH', '/api/v1/reviews/r1', { headers: { 'x-api-key': 'demo-editor', 'if-match': '"stale"' }, json: { stars: 2 } });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([412, 412, 429]);
+  });
+});
