@@ -264,6 +264,27 @@ describe('refusals are charged to the rate limits', () => {
   });
 });
 
+describe('the work of validating a large new document is charged', () => {
+  let demo: DemoResourceServer;
+  beforeAll(async () => {
+    demo = await startDemoResources({ extra: { rateLimit: { requests: { limit: 20, windowSeconds: 60 } } } });
+  });
+  afterAll(() => demo.close());
+
+  it('counts a new 30,000-character document as four requests, and as one once it is in the cache', async () => {
+    // A comment makes it long without making it a larger operation.
+    const query = `{ __typename } # ${'x'.repeat(30_000 - 17)}`;
+    expect(query.length).toBe(30_000);
+    const remaining = async () => {
+      const response = await call(demo.port, 'POST', '/graphql', { json: { query } });
+      expect(response.status).toBe(200);
+      return /"requests";r=(\d+)/.exec(response.headers['ratelimit'] ?? '')?.[1];
+    };
+    expect(await remaining()).toBe('16');
+    expect(await remaining()).toBe('15');
+  });
+});
+
 describe('a failed If-Match is charged as the read it ran', () => {
   let demo: DemoResourceServer;
   beforeAll(async () => {

@@ -207,10 +207,11 @@ export class RateLimiter {
   }
 
   /**
-   * Charges one operation: a request, and `cost` points (at least 1) when the policy has a cost
-   * budget. Synchronous with the memory store.
+   * Charges one operation: `requests` requests (1, or more for the work of validating a large
+   * document), and `cost` points (at least 1) when the policy has a cost budget. Synchronous with
+   * the memory store.
    */
-  admit(policy: RatePolicy, key: string, cost: number): Admission | Promise<Admission> {
+  admit(policy: RatePolicy, key: string, cost: number, requests = 1): Admission | Promise<Admission> {
     if (policy.budgets.length === 0) return { policy, buckets: [] };
     // The store failed a moment ago: answered at once, rather than each request waiting for it.
     if (this.storeDownUntil !== 0) {
@@ -218,7 +219,9 @@ export class RateLimiter {
       this.storeDownUntil = 0;
     }
     const charges =
-      cost <= 1 ? policy.unitCharges : policy.budgets.map(({ name, budget }) => ({ name, budget, amount: name === 'requests' ? 1 : cost }));
+      cost <= 1 && requests === 1
+        ? policy.unitCharges
+        : policy.budgets.map(({ name, budget }) => ({ name, budget, amount: name === 'requests' ? requests : Math.max(cost, 1) }));
     let outcome: ChargeOutcome | Promise<ChargeOutcome>;
     try {
       outcome = this.store.charge(key, charges);

@@ -305,6 +305,9 @@ const SMALL_RESULT_FIELDS = 32;
 /** Request texts up to this many characters have their parsed members remembered (a few MB at most). */
 export const SMALL_REQUEST = 4096;
 
+/** Characters of a new document that count as one request more (see validationCharge). */
+const VALIDATION_UNIT = 10_000;
+
 /** The bytes of parsed documents kept, by default (`documentCacheBytes`). */
 export const DEFAULT_DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024;
 /** What a parsed document keeps alive per character of its text, about: its AST and its plans. */
@@ -398,6 +401,16 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     return addressOf(client);
   }
 
+  /**
+   * The requests a request counts as: one, and one more for every VALIDATION_UNIT characters of
+   * a document that is not in the cache, which is parsed and validated for it: a large new
+   * document costs the server more, so it costs the client more.
+   */
+  function validationCharge(query: string | null): number {
+    if (query === null || query.length < VALIDATION_UNIT || documents.get(query) !== undefined) return 1;
+    return 1 + Math.floor(query.length / VALIDATION_UNIT);
+  }
+
   function charge(identity: Identity, client: ClientInfo): MaybePromise<RateRefusal | null> {
     if (limiter === null) return null;
     const admission = limiter.admit(limiter.policyFor(identity), limiter.keyFor(identity, client), 0);
@@ -452,7 +465,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     const key = limiter.keyFor(request.identity, request.client ?? NO_CLIENT);
     if (policy.cost === null) {
       // Requests only: charged before anything else is done for the request.
-      const admission = limiter.admit(policy, key, 0);
+      const admission = limiter.admit(policy, key, 0, validationCharge(request.params.query));
       if (admission instanceof Promise) return admission.then((settled) => (isRefusal(settled) ? { rateLimited: settled } : runUnlimited(request, known, settled)));
       return isRefusal(admission) ? { rateLimited: admission } : runUnlimited(request, known, admission);
     }
@@ -497,7 +510,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       ]);
     }
     const charged = refused === null ? requested : 1;
-    return after(rateLimiter.admit(policy, key, charged), (admission): MaybePromise<OperationOutcome> => {
+    return after(rateLimiter.admit(policy, key, charged, validationCharge(request.params.query)), (admission): MaybePromise<OperationOutcome> => {
       if (isRefusal(admission)) return { rateLimited: admission };
       if (refused !== null) return withStanding(refused, admission);
       return after(startOperation(checked as ReadyOperation, request), (outcome) => {
