@@ -210,7 +210,10 @@ export function createHandler<Raw = unknown>(options: HandlerOptions<Raw>): Hand
     const results: ExecutionResult[] = [];
     // The headers report the standing after the last operation charged.
     let standing: RateStanding | undefined;
-    for (const item of items) {
+    for (const [index, item] of items.entries()) {
+      // Each operation may parse and validate a new document: the event loop gets a turn
+      // between them, so a batch holds it no longer than its largest operation does.
+      if (index > 0) await new Promise((resolve) => setImmediate(resolve));
       const params = readParams(item);
       if (params instanceof GraphQLError) {
         results.push({ errors: [params] });
