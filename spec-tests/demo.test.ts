@@ -2,12 +2,12 @@
  * The demo service (`npm start`): the library schema with its roles (an admin includes an
  * editor, who includes a reader), admin-only fields, a mutation for editors and one that also
  * needs multi-factor sign-in, and the security settings read from the environment
- * (src/demo/config.ts).
+ * (src/demo/config.ts), METRICS_TOKEN for /metrics among them.
  *
  * Each suite starts the demo as main.ts does, `createServer` with `demoSchema`, a context from
  * `createDemoContext` with the caller's identity, and `...demoSecurity(env)`, on 127.0.0.1,
  * port 0, over a store of its own, which the tests read to see whether a mutation ran. The
- * last test runs `npm start` itself as a child process.
+ * last suite runs `npm start` itself as a child process.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -297,6 +297,71 @@ describe('the demo in production with a JWT key', () => {
   });
 });
 
+/** A GET of the demo's /metrics, with a bearer token or none. */
+function scrape(demo: Demo, bearer: string | null): Promise<SentResponse> {
+  return send(demo.url.replace(/\/graphql$/, '/metrics'), { headers: bearer === null ? {} : { authorization: `Bearer ${bearer}` } });
+}
+
+const METRICS_TOKEN = 'scrape-7c1e9a4b2d6f8035';
+const METRICS_CHALLENGE = { error: { code: 'UNAUTHENTICATED', message: 'The metrics need Authorization: Bearer <token>.' } };
+
+describe('the demo\'s /metrics (METRICS_TOKEN)', () => {
+  describe('with no settings', () => {
+    const demo = serveDemo({});
+
+    it('serves the metrics to a scrape without a token', async () => {
+      const response = await scrape(demo, null);
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+      expect(response.text).toContain('# TYPE graphql_requests_total counter');
+    });
+  });
+
+  describe('with METRICS_TOKEN', () => {
+    const demo = serveDemo({ METRICS_TOKEN });
+
+    it('refuses a scrape without the token, or with another one, with 401 and a Bearer challenge', async () => {
+      for (const bearer of [null, 'scrape-0000000000000000']) {
+        const response = await scrape(demo, bearer);
+        expect(response.status).toBe(401);
+        expect(json(response)).toEqual(METRICS_CHALLENGE);
+        expect(response.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+      }
+    });
+
+    it('serves the metrics to a scrape that sends the token', async () => {
+      const response = await scrape(demo, METRICS_TOKEN);
+      expect(response.status).toBe(200);
+      expect(response.text).toContain('# TYPE graphql_requests_total counter');
+    });
+  });
+
+  describe('in production without METRICS_TOKEN', () => {
+    const demo = serveDemo({ NODE_ENV: 'production' });
+
+    it('does not serve the metrics at all: 404, with or without a token', async () => {
+      for (const bearer of [null, METRICS_TOKEN]) {
+        const response = await scrape(demo, bearer);
+        expect(response.status).toBe(404);
+        expect(json(response)).toEqual({ error: { code: 'NOT_FOUND', message: 'Nothing is served at /metrics; the GraphQL endpoint is /graphql.' } });
+      }
+    });
+  });
+
+  describe('in production with METRICS_TOKEN', () => {
+    const demo = serveDemo({ NODE_ENV: 'production', METRICS_TOKEN });
+
+    it('serves the metrics only to a scrape that sends the token', async () => {
+      const refused = await scrape(demo, null);
+      expect(refused.status).toBe(401);
+      expect(json(refused)).toEqual(METRICS_CHALLENGE);
+      const served = await scrape(demo, METRICS_TOKEN);
+      expect(served.status).toBe(200);
+      expect(served.text).toContain('# TYPE graphql_requests_total counter');
+    });
+  });
+});
+
 describe('the demo with REQUIRE_AUTH=true', () => {
   const demo = serveDemo({ REQUIRE_AUTH: 'true' });
 
@@ -368,6 +433,28 @@ describe('the security settings read from the environment', () => {
       return;
     }
     expect(() => createServer({ schema: demoSchema, ...security })).not.toThrow();
+  });
+
+  describe('METRICS_TOKEN', () => {
+    it('leaves the metrics open outside production, and turns them off in production, when unset or blank', () => {
+      expect(demoSecurity({}).metrics).toBe(true);
+      expect(demoSecurity({ METRICS_TOKEN: '  ' }).metrics).toBe(true);
+      expect(demoSecurity({ NODE_ENV: 'production' }).metrics).toBe(false);
+      expect(demoSecurity({ NODE_ENV: 'production', METRICS_TOKEN: '' }).metrics).toBe(false);
+    });
+
+    it('makes the token the one /metrics requires, in production or not, without the spaces around it', () => {
+      expect(demoSecurity({ METRICS_TOKEN }).metrics).toEqual({ token: METRICS_TOKEN });
+      expect(demoSecurity({ NODE_ENV: 'production', METRICS_TOKEN: ` ${METRICS_TOKEN}\n` }).metrics).toEqual({ token: METRICS_TOKEN });
+    });
+
+    it('refuses a token shorter than 16 characters with a TypeError naming the variable, not the token', () => {
+      expect(() => demoSecurity({ METRICS_TOKEN: 'short-secret' })).toThrow(new TypeError('METRICS_TOKEN must be at least 16 characters long; it has 12.'));
+    });
+
+    it('refuses a token with a space inside with a TypeError naming the variable', () => {
+      expect(() => demoSecurity({ METRICS_TOKEN: 'scrape 7c1e9a4b2d6f8035' })).toThrow(new TypeError('METRICS_TOKEN must not contain spaces or other whitespace.'));
+    });
   });
 
   describe('CORS_ORIGINS', () => {
@@ -547,30 +634,78 @@ async function waitUntil(done: () => boolean, ms: number, explain: () => string)
   }
 }
 
+/** `npm start` running as a child process: what it printed so far, and how to wait for it and stop it. */
+interface DemoProcess {
+  readonly port: number;
+  output(): string;
+  stdout(): string;
+  stderr(): string;
+  /** The exit code, once it has exited (null before, or when a signal ended it). */
+  exitCode(): number | null;
+  /** Resolves once the process has exited; fails after `ms`. */
+  exited(ms?: number): Promise<void>;
+  /** Resolves once stdout contains `text` or the process has exited; fails after `ms`. */
+  printed(text: string, ms?: number): Promise<void>;
+  /** SIGTERM to the whole process group; resolves once it has exited. */
+  terminate(): Promise<void>;
+  /** SIGKILL to the whole process group, unless it has exited already; then its data directory is removed. */
+  dispose(): void;
+}
+
+/** Starts `npm start` on a free port, with the webhooks' store in a directory of its own and these variables on top. */
+async function startDemoProcess(extra: NodeJS.ProcessEnv): Promise<DemoProcess> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'demo-data-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'development', DATA_DIR: dataDir };
+  for (const name of ['JWT_PUBLIC_KEY', 'JWKS_URL', 'OAUTH2_INTROSPECTION_URL', 'REQUIRE_AUTH', 'CORS_ORIGINS', 'METRICS_TOKEN']) delete env[name];
+  Object.assign(env, extra);
+  // Its own process group (npm, its shell, tsx, node), so that the whole group can be signalled.
+  const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const group = child.pid as number;
+  let stdout = '';
+  let stderr = '';
+  let closed = false;
+  let exitCode: number | null = null;
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  child.once('close', (code: number | null) => {
+    exitCode = code;
+    closed = true;
+  });
+  const output = () => `stdout: ${JSON.stringify(stdout)}, stderr: ${JSON.stringify(stderr)}`;
+  return {
+    port,
+    output,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exitCode: () => exitCode,
+    exited: (ms = 10_000) => waitUntil(() => closed, ms, output),
+    printed: (text, ms = 10_000) => waitUntil(() => stdout.includes(text) || closed, ms, output),
+    terminate: async () => {
+      process.kill(-group, 'SIGTERM');
+      await waitUntil(() => closed, 3000, output);
+    },
+    dispose: () => {
+      try {
+        if (!closed) process.kill(-group, 'SIGKILL');
+      } catch {
+        // The group is gone already.
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 describe('npm start', () => {
   it('prints its URL and the demo keys, answers a query, and stops on SIGTERM', async () => {
-    const port = await freePort();
-    // The webhooks' store in a directory of its own, not the repository's ./data.
-    const dataDir = mkdtempSync(join(tmpdir(), 'demo-data-'));
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'development', DATA_DIR: dataDir };
-    for (const name of ['JWT_PUBLIC_KEY', 'JWKS_URL', 'OAUTH2_INTROSPECTION_URL', 'REQUIRE_AUTH', 'CORS_ORIGINS']) delete env[name];
-    // Its own process group (npm, its shell, tsx, node), so that the whole group can be signalled.
-    const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    const group = child.pid as number;
-    let stdout = '';
-    let stderr = '';
-    let closed = false;
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-    const whenClosed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    void whenClosed.then(() => (closed = true));
-    const output = () => `stdout: ${JSON.stringify(stdout)}, stderr: ${JSON.stringify(stderr)}`;
+    const demo = await startDemoProcess({});
     try {
-      await waitUntil(() => stdout.includes('Demo API keys') || closed, 10_000, output);
-      expect(stdout, output()).toContain(`GraphQL demo service at http://localhost:${port}/graphql\n`);
-      expect(stdout, output()).toContain('Demo API keys (X-API-Key): demo-reader, demo-editor, demo-admin.\n');
+      await demo.printed('Demo API keys');
+      expect(demo.stdout(), demo.output()).toContain(`GraphQL demo service at http://localhost:${demo.port}/graphql\n`);
+      expect(demo.stdout(), demo.output()).toContain('Demo API keys (X-API-Key): demo-reader, demo-editor, demo-admin.\n');
+      expect(demo.stdout()).not.toContain('/metrics is off');
 
-      const response = await send(`http://127.0.0.1:${port}/graphql`, {
+      const response = await send(`http://127.0.0.1:${demo.port}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': 'demo-reader' },
         body: JSON.stringify({ query: '{ me { id roles } books(limit: 1) { total items { title } } }' }),
@@ -579,17 +714,37 @@ describe('npm start', () => {
       expect(response.status).toBe(200);
       expect(json(response)).toMatchObject({ data: { me: { id: 'demo-reader', roles: ['reader'] }, books: { total: 5, items: [{ title: 'The Dispossessed' }] } } });
 
-      process.kill(-group, 'SIGTERM');
-      await waitUntil(() => closed, 3000, output);
-      expect(stdout).toContain('SIGTERM: finishing in-flight requests, then stopping.\n');
+      await demo.terminate();
+      expect(demo.stdout()).toContain('SIGTERM: finishing in-flight requests, then stopping.\n');
     } finally {
-      if (!closed) {
-        try {
-          process.kill(-group, 'SIGKILL');
-        } catch {
-          // The group is gone already.
-        }
-      }
+      demo.dispose();
+    }
+  }, 15_000);
+
+  it('in production without METRICS_TOKEN, says that /metrics is off and which variable turns it on, and answers it 404', async () => {
+    const demo = await startDemoProcess({ NODE_ENV: 'production' });
+    try {
+      await demo.printed('/metrics is off');
+      expect(demo.stdout(), demo.output()).toContain(
+        '/metrics is off: in production it is served only with METRICS_TOKEN set, to scrapes that send it as a bearer token.\n',
+      );
+      expect(demo.stdout()).not.toContain('Demo API keys');
+      const response = await send(`http://127.0.0.1:${demo.port}/metrics`, { timeoutMs: 3000 });
+      expect(response.status).toBe(404);
+      await demo.terminate();
+    } finally {
+      demo.dispose();
+    }
+  }, 15_000);
+
+  it('refuses to start with a METRICS_TOKEN it cannot use, naming the variable, with exit code 2', async () => {
+    const demo = await startDemoProcess({ METRICS_TOKEN: 'short' });
+    try {
+      await demo.exited();
+      expect(demo.exitCode(), demo.output()).toBe(2);
+      expect(demo.stderr()).toContain('METRICS_TOKEN must be at least 16 characters long; it has 5.\n');
+    } finally {
+      demo.dispose();
     }
   }, 15_000);
 });

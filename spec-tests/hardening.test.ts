@@ -196,6 +196,28 @@ describe('WebSocket upgrades and Origin', () => {
   });
 });
 
+describe('a ping too deep to echo', () => {
+  let server: RealtimeServer;
+  beforeAll(async () => {
+    server = await startRealtimeServer({});
+  });
+  afterAll(() => server.close());
+
+  it('closes the one connection with 4400, answers a shallow ping, and keeps serving', async () => {
+    const deep = `{"type":"ping","payload":${'{"a":'.repeat(20_000)}0${'}'.repeat(20_000)}}`;
+    const client = await RawClient.open(server.wsUrl);
+    client.send(deep);
+    expect(await client.closed).toEqual({ code: 4400, reason: 'Invalid message received: the ping payload nests too deeply to echo' });
+    await expect.poll(() => server.sockets()).toBe(0);
+
+    const other = await RawClient.open(server.wsUrl);
+    other.send({ type: 'ping', payload: { a: { b: [1] } } });
+    expect(await other.next()).toEqual({ type: 'pong', payload: { a: { b: [1] } } });
+    other.socket.close();
+    await other.closed;
+  });
+});
+
 describe('connections per client', () => {
   let server: RealtimeServer;
   beforeAll(async () => {
@@ -278,7 +300,7 @@ describe('the work of validating a large new document is charged', () => {
     const remaining = async () => {
       const response = await call(demo.port, 'POST', '/graphql', { json: { query } });
       expect(response.status).toBe(200);
-      return /"requests";r=(\d+)/.exec(response.headers['ratelimit'] ?? '')?.[1];
+      return /"requests";r=(\d+)/.exec(String(response.headers['ratelimit'] ?? ''))?.[1];
     };
     expect(await remaining()).toBe('16');
     expect(await remaining()).toBe('15');

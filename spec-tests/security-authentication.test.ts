@@ -557,6 +557,7 @@ describe('apiKeyAuth', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('jwtAuth', () => {
+  const FUTURE_IAT = 'The token was issued in the future ("iat" is later than now).';
   const ISSUER = 'https://issuer.example.test';
   const AUDIENCE = 'https://api.example.test/graphql';
   let rsa: KeyPair;
@@ -638,6 +639,30 @@ describe('jwtAuth', () => {
       expect(seen[0]).toMatchObject({ roles: [], scopes: [], mfa: false });
     });
 
+    it.each<[string, unknown]>([
+      ['the string "mfa"', 'mfa'],
+      ['the string "pwd mfa"', 'pwd mfa'],
+      ['an array holding "mfa" and a number', ['mfa', 42]],
+      ['an array holding "mfa" inside another array', [['mfa']]],
+      ['an object with an mfa member', { mfa: true }],
+    ])('accepts a token whose amr is %s, without multi-factor status (RFC 8176: amr is an array of strings)', async (_title, amr) => {
+      const handle = handlerWith({ authenticate: [jwtAuth({ publicKey: rsa.publicPem })] });
+      expect(await later(handle(post(bearer(await signToken(rsa, validClaims({ sub: 'odile', amr }))))))).toEqual(ok('odile'));
+      expect(seen[0]).toMatchObject({ id: 'odile', mfa: false, claims: { amr } });
+    });
+
+    it('grants multi-factor status for amr ["mfa"], an array of strings holding "mfa"', async () => {
+      const handle = handlerWith({ authenticate: [jwtAuth({ publicKey: rsa.publicPem })] });
+      expect(await later(handle(post(bearer(await signToken(rsa, validClaims({ sub: 'paul', amr: ['mfa'] }))))))).toEqual(ok('paul'));
+      expect(seen[0]).toMatchObject({ id: 'paul', mfa: true });
+    });
+
+    it('accepts a token whose iat is now or in the past', async () => {
+      const handle = handlerWith({ authenticate: [jwtAuth({ publicKey: rsa.publicPem })] });
+      expect(await later(handle(post(bearer(await signToken(rsa, validClaims({ sub: 'quinn', iat: nowSeconds() }))))))).toEqual(ok('quinn'));
+      expect(await later(handle(post(bearer(await signToken(rsa, validClaims({ sub: 'rita', iat: nowSeconds() - 3600 }))))))).toEqual(ok('rita'));
+    });
+
     it('accepts a token that expires far ahead when maxLifetimeSeconds is null', async () => {
       const handle = handlerWith({ authenticate: [jwtAuth({ publicKey: rsa.publicPem, maxLifetimeSeconds: null })] });
       const token = await signToken(rsa, validClaims({ sub: 'henry', exp: nowSeconds() + 10 * 365 * 86_400 }));
@@ -679,6 +704,8 @@ describe('jwtAuth', () => {
       ['an ES256 token when the configured key is RSA', () => signToken(ec, good()), ALGORITHM],
       ['an expired token (exp two minutes ago)', async () => signToken(rsa, good({ exp: nowSeconds() - 120 })), 'The token has expired.'],
       ['a token not valid yet (nbf two minutes ahead)', async () => signToken(rsa, good({ nbf: nowSeconds() + 120 })), 'The token is not valid yet ("nbf" is in the future).'],
+      ['a token issued an hour in the future (iat an hour ahead)', async () => signToken(rsa, good({ iat: nowSeconds() + 3600 })), FUTURE_IAT],
+      ['a token whose iat is not a number', async () => signToken(rsa, good({ iat: 'now' })), 'The token has an invalid "iat" claim.'],
       ['a token from another issuer', async () => signToken(rsa, good({ iss: 'https://evil.test' })), 'The token was not issued by an accepted issuer ("iss").'],
       ['a token without an issuer', async () => signToken(rsa, good({ iss: undefined })), 'The token was not issued by an accepted issuer ("iss").'],
       ['a token for another audience', async () => signToken(rsa, good({ aud: ['https://other.test'] })), 'The token is not meant for this server ("aud").'],
@@ -793,6 +820,27 @@ describe('jwtAuth', () => {
       expect(await later(handle(post(bearer(await signToken(rsa, validClaims({ nbf: nowSeconds() + 31 }))))))).toEqual(
         invalidBearer('The token is not valid yet ("nbf" is in the future).'),
       );
+    });
+
+    it('accepts a token whose iat is the tolerance ahead, and refuses one further ahead as issued in the future', async () => {
+      fakeClock();
+      const handle = handlerWith({ authenticate: [jwtAuth({ publicKey: rsa.publicPem })] });
+      expect(await later(handle(post(bearer(await signToken(rsa, validClaims({ sub: 'skewed', iat: nowSeconds() + 30 }))))))).toEqual(ok('skewed'));
+      expect(await later(handle(post(bearer(await signToken(rsa, validClaims({ iat: nowSeconds() + 31 }))))))).toEqual(invalidBearer(FUTURE_IAT));
+    });
+
+    it('measures a future iat against a larger configured tolerance', async () => {
+      fakeClock();
+      const handle = handlerWith({ authenticate: [jwtAuth({ publicKey: rsa.publicPem, clockToleranceSeconds: 120 })] });
+      expect(await later(handle(post(bearer(await signToken(rsa, validClaims({ sub: 'skewed', iat: nowSeconds() + 120 }))))))).toEqual(ok('skewed'));
+      expect(await later(handle(post(bearer(await signToken(rsa, validClaims({ iat: nowSeconds() + 121 }))))))).toEqual(invalidBearer(FUTURE_IAT));
+    });
+
+    it('with a tolerance of 0, refuses a token whose iat is one second ahead', async () => {
+      fakeClock();
+      const handle = handlerWith({ authenticate: [jwtAuth({ publicKey: rsa.publicPem, clockToleranceSeconds: 0 })] });
+      expect(await later(handle(post(bearer(await signToken(rsa, validClaims({ iat: nowSeconds() + 1 }))))))).toEqual(invalidBearer(FUTURE_IAT));
+      expect(await later(handle(post(bearer(await signToken(rsa, validClaims({ sub: 'now', iat: nowSeconds() }))))))).toEqual(ok('now'));
     });
 
     it('with a tolerance of 0, refuses a token whose nbf is one second ahead', async () => {
@@ -1140,6 +1188,18 @@ describe('oauth2IntrospectionAuth', () => {
         { id: 'bob', kind: 'oauth2', roles: ['editor'], scopes: ['read', 'write'], mfa: true, expiresAt: (answer['exp'] as number) * 1000, claims: answer },
       ]);
       expect(deeplyFrozen(seen[0])).toBe(true);
+    });
+
+    it.each<[string, unknown]>([
+      ['the string "mfa"', 'mfa'],
+      ['the string "pwd mfa"', 'pwd mfa'],
+      ['an array holding "mfa" and a number', ['mfa', 42]],
+      ['an object with an mfa member', { mfa: true }],
+    ])('makes an active answer whose amr is %s an identity without multi-factor status (amr is an array of strings)', async (_title, amr) => {
+      server.reply({ json: active({ amr }) });
+      const handle = handlerWith({ authenticate: [introspection()] });
+      expect(await later(handle(post(bearer(TOKEN))))).toEqual(ok('bob'));
+      expect(seen[0]).toMatchObject({ id: 'bob', kind: 'oauth2', mfa: false, claims: { amr } });
     });
 
     it('takes the id from client_id when the answer has no sub (a client credentials token)', async () => {

@@ -588,12 +588,36 @@ describe('credential headers on a running server', () => {
   });
 });
 
+describe('a request node\'s HTTP parser refuses', () => {
+  const server = serveDuringSuite({ authenticate: [KEYS] });
+  const malformed = {
+    error: { code: 'MALFORMED_REQUEST', message: 'The request is not well-formed HTTP/1.1 (its request line, a header or the body framing).' },
+  };
+
+  it.each([
+    ['a raw byte over 0x7f in the request line', 'GET /graphql?query=\u00e9 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
+    ['a header line without a colon', 'GET /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nnot a header\r\n\r\n'],
+    ['both Content-Length and Transfer-Encoding', 'POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
+    ['a chunk size that is not hexadecimal', 'POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'],
+  ])('answers %s 400 MALFORMED_REQUEST in JSON, and closes the connection', async (_name, bytes) => {
+    const response = await rawRequest(server.port, bytes);
+    expect(response.status).toBe(400);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(response.headers['connection']).toBe('close');
+    expect(JSON.parse(response.body)).toEqual(malformed);
+    expect(server.probe.calls).toEqual([]);
+  });
+});
+
 describe('a header block larger than maxHeaderBytes', () => {
-  it('is answered 431 by node before any of the server’s code runs, and the server keeps serving', async () => {
+  it('is answered 431 HEADERS_TOO_LARGE before any handler runs, and the server keeps serving', async () => {
     const started = await startServer({ maxHeaderBytes: 4096, authenticate: [KEYS] });
     try {
       const response = await rawRequest(started.port, postWithHeaderLines([`X-Padding: ${'p'.repeat(8 * 1024)}`]));
       expect(response.status).toBe(431);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(response.headers['connection']).toBe('close');
+      expect(JSON.parse(response.body)).toEqual({ error: { code: 'HEADERS_TOO_LARGE', message: "The request's header block is larger than 4096 bytes." } });
       const credential = await rawRequest(started.port, postWithHeaderLines([`Authorization: Bearer ${'a'.repeat(8 * 1024)}`]));
       expect(credential.status).toBe(431);
       expect(started.probe.calls).toEqual([]);

@@ -1,7 +1,8 @@
 /**
  * Callback URLs and SSRF (src/webhooks/callbackUrl.ts): which URLs may be registered, which
  * addresses may be called whatever their spelling, the check of every address a name resolves
- * to at registration, and the lookup that refuses a forbidden address when a delivery connects.
+ * to at registration, the lookup that refuses a forbidden address when a delivery connects, and
+ * the agent that checks every socket before it opens, IP-literal hosts included.
  *
  * No test needs the internet: names resolve through an injected resolver, or through /etc/hosts
  * (`localhost`), or are names that never resolve (`.invalid`, RFC 6761).
@@ -11,7 +12,7 @@ import http from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkCallbackUrl, forbiddenAddressReason, guardedLookup, validateCallbackUrl } from '../src/webhooks/callbackUrl.ts';
+import { checkCallbackUrl, forbiddenAddressReason, guardedAgent, guardedLookup, validateCallbackUrl } from '../src/webhooks/callbackUrl.ts';
 
 const DEV = { production: false, allowedHosts: [] };
 const PROD = { production: true, allowedHosts: [] };
@@ -636,6 +637,107 @@ describe('guardedLookup on a real connection', () => {
     expect(outcome).toEqual({ status: 200, body: 'ok' });
     expect(asked).toEqual([autoSelectFamily]);
     expect({ connections, requests }).toEqual({ connections: before.connections + 1, requests: before.requests + 1 });
+  });
+});
+
+describe('guardedAgent on a real connection', () => {
+  let server: http.Server;
+  let port = 0;
+  let connections = 0;
+  let requests = 0;
+
+  beforeAll(async () => {
+    server = http.createServer((request, response) => {
+      requests++;
+      request.resume();
+      request.on('end', () => response.end('ok'));
+    });
+    server.on('connection', () => connections++);
+    // Dual-stack: 127.0.0.1, ::1 and ::ffff:127.0.0.1 all reach it.
+    await new Promise<void>((resolve) => server.listen(0, '::', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  /** POSTs to the URL (PORT replaced) through a guardedAgent; the answer, or the request's error. */
+  async function send(url: string, allowedHosts: ReadonlyArray<string>): Promise<{ status: number; body: string } | NodeJS.ErrnoException> {
+    const target = new URL(url.replace('PORT', String(port)));
+    const agent = guardedAgent(target.protocol === 'https:' ? 'https:' : 'http:', { allowedHosts, maxSockets: 1 });
+    try {
+      return await new Promise((resolve) => {
+        const request = http.request(target, { method: 'POST', agent }, (response) => {
+          let body = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+        request.on('error', resolve);
+        request.end('{}');
+      });
+    } finally {
+      agent.destroy();
+    }
+  }
+
+  const LITERALS: ReadonlyArray<[url: string, message: string]> = [
+    ['http://127.0.0.1:PORT/hook', 'Refused to connect to 127.0.0.1 (a loopback address) for 127.0.0.1.'],
+    ['http://[::1]:PORT/hook', 'Refused to connect to ::1 (a loopback address) for ::1.'],
+    ['http://[::ffff:127.0.0.1]:PORT/hook', 'Refused to connect to ::ffff:7f00:1 (a loopback address) for ::ffff:7f00:1.'],
+    ['http://2130706433:PORT/hook', 'Refused to connect to 127.0.0.1 (a loopback address) for 127.0.0.1.'],
+    ['http://0x7f.1:PORT/hook', 'Refused to connect to 127.0.0.1 (a loopback address) for 127.0.0.1.'],
+    ['http://[0:0:0:0:0:0:0:1]:PORT/hook', 'Refused to connect to ::1 (a loopback address) for ::1.'],
+  ];
+
+  it.each(LITERALS)('refuses the IP literal in %s before a socket opens (node asks no lookup for it)', async (url, message) => {
+    const before = { connections, requests };
+    const outcome = await send(url, []);
+    expect(outcome).toBeInstanceOf(Error);
+    expect({ code: (outcome as NodeJS.ErrnoException).code, message: (outcome as NodeJS.ErrnoException).message }).toEqual({ code: 'ERR_WEBHOOK_FORBIDDEN_ADDRESS', message });
+    // Give a connection that slipped through time to arrive: none does.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect({ connections, requests }).toEqual(before);
+  });
+
+  it('refuses an https IP literal the same way, before any TLS handshake', async () => {
+    const before = { connections, requests };
+    const outcome = (await send('https://127.0.0.1:PORT/hook', [])) as NodeJS.ErrnoException;
+    expect({ code: outcome.code, message: outcome.message }).toEqual({ code: 'ERR_WEBHOOK_FORBIDDEN_ADDRESS', message: 'Refused to connect to 127.0.0.1 (a loopback address) for 127.0.0.1.' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect({ connections, requests }).toEqual(before);
+  });
+
+  it.each(LITERALS)('connects to %s when its address is allowlisted (::1 written as [0::1])', async (url) => {
+    const before = { connections, requests };
+    expect(await send(url, ['127.0.0.1', '[0::1]'])).toEqual({ status: 200, body: 'ok' });
+    expect({ connections, requests }).toEqual({ connections: before.connections + 1, requests: before.requests + 1 });
+  });
+
+  it('refuses a name through guardedLookup: localhost, with 127.0.0.1 allowlisted as a host', async () => {
+    const before = { connections, requests };
+    const outcome = (await send('http://localhost:PORT/hook', ['127.0.0.1', '::1'])) as NodeJS.ErrnoException;
+    expect(outcome.code).toBe('ERR_WEBHOOK_FORBIDDEN_ADDRESS');
+    expect(outcome.message).toMatch(/^Refused to connect to (127\.0\.0\.1|::1) \(a loopback address\) for localhost\.$/);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect({ connections, requests }).toEqual(before);
+  });
+
+  it('passes every connection through the resolver it is given, and refuses its private answer', async () => {
+    const { lookup, asked } = fakeUnderlying({ 'hooks.example.com': [v4('10.0.0.7')] });
+    const agent = guardedAgent('http:', { allowedHosts: [], maxSockets: 1, lookup });
+    try {
+      const error = await new Promise<NodeJS.ErrnoException>((resolve) => {
+        const request = http.request('http://hooks.example.com:9/hook', { method: 'POST', agent }, () => resolve(new Error('answered')));
+        request.on('error', resolve);
+        request.end('{}');
+      });
+      expect({ code: error.code, message: error.message }).toEqual({ code: 'ERR_WEBHOOK_FORBIDDEN_ADDRESS', message: 'Refused to connect to 10.0.0.7 (a private address) for hooks.example.com.' });
+      expect(asked.map(([hostname]) => hostname)).toEqual(['hooks.example.com']);
+    } finally {
+      agent.destroy();
+    }
   });
 });
 

@@ -7,9 +7,17 @@
  * scripted per request. Every delivery a receiver gets is verified with the `standardwebhooks`
  * receiver library and the secret `register` returned.
  *
+ * The address checked at every attempt: an endpoint registered under an allowance, then sent
+ * by an instance without it on the same store (a restart), on the file store and, when
+ * REDIS_URL is set, on Redis; the IP-literal spellings against a dual-stack receiver on `::`;
+ * a name that resolves to a private address at connect time, through an injected resolver.
+ *
  * Also here: the registration and option refusals (exact messages and codes), publish, the
  * event bus (webhooks and pub/sub from one call), and the demo's GraphQL admin API.
  */
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo, LookupFunction } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +29,8 @@ import { createServer } from '../src/index.ts';
 import { demoSecurity } from '../src/demo/config.ts';
 import { DEMO_EVENT_TYPES, createDemoContext, createDemoData, demoSchema } from '../src/demo/librarySchema.ts';
 import { FileStore, JOURNAL_FILE } from '../src/webhooks/fileStore.ts';
-import type { Delivery, WebhookEvent } from '../src/webhooks/store.ts';
+import { RedisWebhookStore } from '../src/webhooks/redisStore.ts';
+import type { Delivery, WebhookEvent, WebhookStore } from '../src/webhooks/store.ts';
 import { WebhookError, createWebhooks } from '../src/webhooks/webhooks.ts';
 import type { Webhooks, WebhooksOptions } from '../src/webhooks/webhooks.ts';
 import { closeNow, json, listenOnLoopback, postJson } from './support/httpServer.ts';
@@ -334,6 +343,238 @@ describe('connections that fail', () => {
   });
 });
 
+// ---------------------------------------------------------------------------------------------
+// The address checked at every attempt. An endpoint registered while an allowance let it through
+// is judged again by the rule of the instance sending (its `allowedHosts`, its `production`);
+// a restart is a new instance on the same store.
+
+const REDIS_URL = process.env.REDIS_URL ?? '';
+
+/** Reopens the same store, as a restart does: a directory for the file store, a key prefix for Redis. */
+type Reopen = () => WebhookStore;
+
+function fileStoreKept(): Reopen {
+  const { dir, remove } = tempDir();
+  cleanup.defer(remove);
+  return () => new FileStore({ dir, fsync: false });
+}
+
+function redisStoreKept(): Reopen {
+  const keyPrefix = `webhooks-test:${process.pid}:${randomUUID().slice(0, 8)}:`;
+  cleanup.defer(async () => {
+    const { Redis } = await import('ioredis');
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    try {
+      const keys = await redis.keys(`${keyPrefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+    } finally {
+      redis.disconnect();
+    }
+  });
+  return () => new RedisWebhookStore({ url: REDIS_URL, keyPrefix });
+}
+
+const STORES: ReadonlyArray<[string, () => Reopen]> = REDIS_URL === '' ? [['file store', fileStoreKept]] : [['file store', fileStoreKept], ['Redis store', redisStoreKept]];
+if (REDIS_URL === '') console.log('webhooks-delivery.test.ts: the address checks run on the file store only: REDIS_URL is not set.');
+
+/** A started instance over the store `reopen` gives, with FAST and `overrides`; closed after the test unless the test closes it first. */
+async function instanceOn(reopen: Reopen, overrides: Partial<WebhooksOptions>): Promise<{ webhooks: Webhooks; close(): Promise<void> }> {
+  const webhooks = createWebhooks({ ...FAST, store: reopen(), ...overrides });
+  await webhooks.start();
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => (closing ??= webhooks.close());
+  cleanup.defer(close);
+  return { webhooks, close };
+}
+
+/** A receiver on `::` (dual-stack: 127.0.0.1, ::1 and ::ffff:127.0.0.1 all reach it) that counts connections and requests, and answers 200. */
+async function loopbackCounter(): Promise<{ port: number; readonly connections: number; readonly requests: number; close(): Promise<void> }> {
+  let connections = 0;
+  let requests = 0;
+  const server = http.createServer((request, response) => {
+    requests++;
+    request.resume();
+    request.on('end', () => response.end('ok'));
+  });
+  server.on('connection', () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, '::', resolve));
+  return cleanup.add({
+    port: (server.address() as AddressInfo).port,
+    get connections() {
+      return connections;
+    },
+    get requests() {
+      return requests;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  });
+}
+
+/** Waits until the endpoint is disabled and its delivery of `eventId` has `attempts` attempts recorded; that delivery. */
+async function refusedDelivery(webhooks: Webhooks, endpointId: string, eventId: string, attempts: number): Promise<Delivery> {
+  let found: Delivery | undefined;
+  await waitUntil(
+    async () => {
+      found = (await webhooks.deliveries(endpointId, 100)).find((delivery) => delivery.eventId === eventId);
+      return found !== undefined && found.attempts.length === attempts && ((await webhooks.get(endpointId))?.disabled ?? null) !== null;
+    },
+    5000,
+    () => `${endpointId} disabled, with ${attempts} attempts of ${eventId} recorded (have ${JSON.stringify(found?.attempts ?? null)})`,
+  );
+  return found as Delivery;
+}
+
+const LOOPBACK_REFUSED = (host: string): string => `The callback URL's host ${host} is a loopback address; only public addresses may be called.`;
+
+describe('the address checked at every attempt', () => {
+  describe.each(STORES)('on the %s', (_name, kept) => {
+    it('disables an endpoint on 127.0.0.1 once an instance without the allowance takes over: its retry is not sent, the reason shows', async () => {
+      const reopen = kept();
+      const rx = await receiver();
+      rx.script([ok(500, 'busy')], ok(200));
+      // The retry falls due a second after the first attempt: after the restart.
+      const allowed = await instanceOn(reopen, { allowedHosts: ['127.0.0.1'], retrySchedule: [1] });
+      const { endpoint } = await allowed.webhooks.register({ url: rx.url, events: ['review.created'] });
+      const event = await allowed.webhooks.publish('review.created', { n: 1 });
+      await waitUntil(async () => (await allowed.webhooks.deliveries(endpoint.id))[0]?.attempts.length === 1, 2000, 'the first attempt recorded');
+      await allowed.close();
+
+      const strict = await instanceOn(reopen, { allowedHosts: [] });
+      const delivery = await refusedDelivery(strict.webhooks, endpoint.id, event.id, 2);
+      expect(rx.requests).toHaveLength(1);
+      expect({ status: delivery.status, attempts: delivery.attempts.map((attempt) => [attempt.status, attempt.error, attempt.responseBody, attempt.durationMs]) }).toEqual({
+        status: 'pending',
+        attempts: [
+          [500, null, 'busy', delivery.attempts[0]!.durationMs],
+          [null, LOOPBACK_REFUSED('127.0.0.1'), '', 0],
+        ],
+      });
+      const view = await strict.webhooks.get(endpoint.id);
+      expect(view).toMatchObject({ disabled: { reason: LOOPBACK_REFUSED('127.0.0.1') }, consecutiveFailures: 0 });
+      expect(view?.disabled?.at).toMatch(ISO);
+      // Disabled: a publish makes no delivery for it, and nothing is sent.
+      await strict.webhooks.publish('review.created', { n: 2 });
+      await sleep(150);
+      expect(rx.requests).toHaveLength(1);
+      expect(await strict.webhooks.deliveries(endpoint.id)).toHaveLength(1);
+    });
+
+    it('keeps the refused delivery waiting: enabled without the allowance it is refused again, enabled under it it is sent', async () => {
+      const reopen = kept();
+      const rx = await receiver();
+      const first = await instanceOn(reopen, { allowedHosts: ['127.0.0.1'] });
+      const { endpoint, secret } = await first.webhooks.register({ url: rx.url, events: ['review.created'] });
+      await first.close();
+
+      const strict = await instanceOn(reopen, { allowedHosts: [] });
+      const event = await strict.webhooks.publish('review.created', { n: 1 });
+      await refusedDelivery(strict.webhooks, endpoint.id, event.id, 1);
+      expect(await strict.webhooks.enable(endpoint.id)).toMatchObject({ disabled: null });
+      const again = await refusedDelivery(strict.webhooks, endpoint.id, event.id, 2);
+      expect(again.attempts.map((attempt) => [attempt.status, attempt.error])).toEqual([
+        [null, LOOPBACK_REFUSED('127.0.0.1')],
+        [null, LOOPBACK_REFUSED('127.0.0.1')],
+      ]);
+      expect((await strict.webhooks.get(endpoint.id))?.disabled?.reason).toBe(LOOPBACK_REFUSED('127.0.0.1'));
+      expect(rx.requests).toHaveLength(0);
+      await strict.close();
+
+      const allowedAgain = await instanceOn(reopen, { allowedHosts: ['127.0.0.1'] });
+      await allowedAgain.webhooks.enable(endpoint.id);
+      const [request] = await rx.waitForRequests(1);
+      expect(verifyDelivery(secret, request!)).toEqual(bodyOf(event));
+      const [delivered] = await settled(allowedAgain.webhooks, endpoint.id);
+      expect(delivered).toMatchObject({ eventId: event.id, status: 'delivered' });
+    });
+  });
+
+  it.each([
+    ['http://127.0.0.1:PORT/hook', 'http://127.0.0.1:PORT/hook', '127.0.0.1'],
+    ['http://[::1]:PORT/hook', 'http://[::1]:PORT/hook', '::1'],
+    ['http://[::ffff:127.0.0.1]:PORT/hook', 'http://[::ffff:7f00:1]:PORT/hook', '::ffff:7f00:1'],
+    ['http://2130706433:PORT/hook', 'http://127.0.0.1:PORT/hook', '127.0.0.1'],
+  ])('refuses %s once its allowance is gone: no connection reaches the receiver, the endpoint is disabled', async (written, stored, host) => {
+    const reopen = fileStoreKept();
+    const rx = await loopbackCounter();
+    const url = written.replace('PORT', String(rx.port));
+    // Under the allowance, this spelling reaches the receiver: what follows is the check, not the network.
+    const allowed = await instanceOn(reopen, { allowedHosts: ['127.0.0.1', '::1'] });
+    const { endpoint } = await allowed.webhooks.register({ url, events: ['review.created'] });
+    expect(endpoint.url).toBe(stored.replace('PORT', String(rx.port)));
+    await allowed.webhooks.publish('review.created', { n: 1 });
+    await settled(allowed.webhooks, endpoint.id);
+    await allowed.close();
+    const before = { connections: rx.connections, requests: rx.requests };
+    expect(before.requests).toBe(1);
+
+    const strict = await instanceOn(reopen, { allowedHosts: [] });
+    const event = await strict.webhooks.publish('review.created', { n: 2 });
+    const delivery = await refusedDelivery(strict.webhooks, endpoint.id, event.id, 1);
+    expect(delivery.attempts.map((attempt) => [attempt.status, attempt.error, attempt.responseBody])).toEqual([[null, LOOPBACK_REFUSED(host), '']]);
+    expect((await strict.webhooks.get(endpoint.id))?.disabled?.reason).toBe(LOOPBACK_REFUSED(host));
+    await sleep(100);
+    expect({ connections: rx.connections, requests: rx.requests }).toEqual(before);
+  });
+
+  it('disables an http endpoint once the server runs in production: "The callback URL must use https in production, not http."', async () => {
+    const reopen = fileStoreKept();
+    const rx = await receiver();
+    const development = await instanceOn(reopen, { production: false });
+    const { endpoint } = await development.webhooks.register({ url: rx.url, events: ['review.created'] });
+    await development.close();
+    // The allowance stays: the scheme alone is refused.
+    const production = await instanceOn(reopen, { production: true });
+    const event = await production.webhooks.publish('review.created', { n: 1 });
+    await refusedDelivery(production.webhooks, endpoint.id, event.id, 1);
+    expect((await production.webhooks.get(endpoint.id))?.disabled?.reason).toBe('The callback URL must use https in production, not http.');
+    await sleep(100);
+    expect(rx.requests).toHaveLength(0);
+  });
+
+  /** A resolver that answers `address` for hooks.example.test, and nothing for any other name. */
+  function resolverTo(answer: { address: string }): LookupFunction {
+    return (hostname, options, callback) => {
+      setImmediate(() => {
+        if (hostname !== 'hooks.example.test') callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', undefined);
+        else if (options.all === true) callback(null, [{ address: answer.address, family: 4 }]);
+        else callback(null, answer.address, 4);
+      });
+    };
+  }
+
+  it('fails, and does not disable, an attempt whose name resolves to a private address at connect time (DNS rebinding): retried, nothing sent', async () => {
+    const rx = await receiver();
+    const answer = { address: '93.184.216.34' };
+    // FAST allows 127.0.0.1 as a host; that does not let a name resolve there.
+    const { webhooks } = await webhooksWith({ lookup: resolverTo(answer) });
+    const { endpoint } = await webhooks.register({ url: `http://hooks.example.test:${rx.port}/hook`, events: ['review.created'] });
+    answer.address = '127.0.0.1';
+    await webhooks.publish('review.created', { n: 1 });
+    const [delivery] = await settled(webhooks, endpoint.id);
+    expect(delivery!.status).toBe('failed');
+    expect(delivery!.attempts.map((attempt) => [attempt.status, attempt.error, attempt.responseBody])).toEqual(
+      Array.from({ length: 4 }, () => [null, 'Refused to connect to 127.0.0.1 (a loopback address) for hooks.example.test.', '']),
+    );
+    expect(await webhooks.get(endpoint.id)).toMatchObject({ disabled: null, consecutiveFailures: 1 });
+    expect(rx.requests).toHaveLength(0);
+  });
+
+  it('connects through the same resolver when the name itself is allowlisted', async () => {
+    const rx = await receiver();
+    const { webhooks } = await webhooksWith({ lookup: resolverTo({ address: '127.0.0.1' }), allowedHosts: ['hooks.example.test'] });
+    const { endpoint, secret } = await webhooks.register({ url: `http://hooks.example.test:${rx.port}/hook`, events: ['review.created'] });
+    const event = await webhooks.publish('review.created', { n: 1 });
+    const [delivery] = await settled(webhooks, endpoint.id);
+    expect(delivery!.status).toBe('delivered');
+    expect(rx.requests).toHaveLength(1);
+    expect(verifyDelivery(secret, rx.requests[0]!)).toEqual(bodyOf(event));
+  });
+});
+
 describe('what is read of an answer', () => {
   it('reads at most 1 KB of an endless 200 answer and moves on: delivered at once, and the next event too', async () => {
     const { webhooks } = await webhooksWith({ attemptTimeoutMs: 3000 });
@@ -642,6 +883,7 @@ describe('option refusals', () => {
     ['attemptTimeoutMs', '300', 'attemptTimeoutMs must be a positive whole number, got a string.'],
     ['concurrencyPerEndpoint', 0, 'concurrencyPerEndpoint must be a positive whole number, got a number.'],
     ['disableAfterFailures', -1, 'disableAfterFailures must be a positive whole number, got a number.'],
+    ['lookup', 'dns', 'lookup must be a function like dns.lookup, got a string.'],
   ])('refuses %s = %j with a TypeError', (name, value, message) => {
     expectTypeError(make({ [name]: value }), message);
   });

@@ -134,11 +134,15 @@ class ShapeWalk {
       );
     }
     if (fieldMerges !== false && this.merges > fieldMerges) {
+      // Fragments that spread each other twice over double the count at every level: past 2^53
+      // it is no longer a whole number worth printing.
+      const measured = Math.min(this.merges, Number.MAX_SAFE_INTEGER);
+      const count = measured === Number.MAX_SAFE_INTEGER ? `more than ${measured}` : String(measured);
       errors.push(
         shapeError(
           'FIELD_MERGE_LIMIT_EXCEEDED',
-          `The document merges ${this.merges} pairs of fields and fragments in its selection sets; the limit is ${fieldMerges}.`,
-          this.merges,
+          `The document merges ${count} pairs of fields and fragments in its selection sets; the limit is ${fieldMerges}.`,
+          measured,
           fieldMerges,
         ),
       );

@@ -18,7 +18,10 @@
  *   DATA_DIR           where the webhooks' embedded store lives (default ./data; with REDIS_URL, Redis instead)
  *   WEBHOOK_ALLOWED_HOSTS   hosts exempt from the private-address rule, separated by commas
  *   WEBHOOK_RETRY_SCHEDULE  seconds between attempts, separated by commas (default 5,300,1800,7200,18000,36000,36000)
- *   NODE_ENV           production: demo keys refused (401), no introspection, errors masked
+ *   METRICS_TOKEN      the bearer token /metrics requires (at least 16 characters, no spaces);
+ *                      unset: /metrics is open outside production, and off (404) in production
+ *   NODE_ENV           production: demo keys refused (401), no introspection, errors masked,
+ *                      no /metrics without METRICS_TOKEN
  *   LOG_LEVEL          debug, info (the demo's default: a JSON line per request), warn, error or silent
  */
 import { readFileSync } from 'node:fs';
@@ -28,6 +31,7 @@ import { createRedisPubSub } from '../events/redisPubSub.ts';
 import { apiKeyAuth, hashApiKey } from '../security/apiKeyAuth.ts';
 import type { Authenticator } from '../security/authenticate.ts';
 import type { CorsOptions } from '../security/cors.ts';
+import type { MetricsOptions } from '../observability/endpoints.ts';
 import type { RateLimitOptions } from '../ratelimit/rateLimiter.ts';
 import type { PersistedQueriesOptions } from '../security/trustedDocuments.ts';
 import { jwtAuth } from '../security/jwtAuth.ts';
@@ -56,6 +60,8 @@ export interface DemoSecurity {
   rateLimit?: RateLimitOptions;
   trustProxy?: number;
   persistedQueries?: PersistedQueriesOptions;
+  /** createServer's `metrics`: see demoMetrics. */
+  metrics: boolean | MetricsOptions;
 }
 
 /** The settings the environment asks for; throws a TypeError naming a variable that is wrong. */
@@ -94,7 +100,7 @@ export function demoSecurity(env: Readonly<Record<string, string | undefined>>):
   // In production API keys are still read, and refused: the demo keys are for development only.
   const keys = production ? [] : DEMO_API_KEYS.map(({ key, roles }) => ({ id: key, hash: hashApiKey(key), roles }));
   authenticate.push(apiKeyAuth({ keys }));
-  const security: DemoSecurity = { production, authenticate, requireAuthentication };
+  const security: DemoSecurity = { production, authenticate, requireAuthentication, metrics: demoMetrics(env, production) };
   const origins = set(env['CORS_ORIGINS']);
   if (origins !== undefined) security.cors = { origins: origins.trim() === '*' ? '*' : origins.split(',').map(checkedOrigin) };
   const trustProxy = set(env['TRUST_PROXY']);
@@ -103,6 +109,28 @@ export function demoSecurity(env: Readonly<Record<string, string | undefined>>):
   if (rateLimit !== undefined) security.rateLimit = rateLimit;
   if (set(env['REDIS_URL']) !== undefined) security.persistedQueries = { store: { type: 'redis', url: set(env['REDIS_URL']) as string } };
   return security;
+}
+
+/**
+ * `/metrics` from METRICS_TOKEN: when set, a scrape must send `Authorization: Bearer <token>`.
+ * Unset, the metrics are open outside production, as the library serves them by default, and
+ * off in production (404, and nothing counted).
+ *
+ * Production without a token turns the metrics off rather than refusing to start: they are an
+ * extra, not the service, and a demo that will not start over an optional route is worse than
+ * one that serves without it. Serving them open is not an option there: they tell anyone the
+ * traffic, the error codes, the cache behaviour and the process's memory (docs/operations.md,
+ * Exposure). Off leaks nothing, and main.ts says at startup which variable turns them on.
+ * REQUIRE_AUTH without an issuer is refused instead, because that server could serve nobody.
+ */
+function demoMetrics(env: Readonly<Record<string, string | undefined>>, production: boolean): boolean | MetricsOptions {
+  const value = set(env['METRICS_TOKEN']);
+  if (value === undefined) return !production;
+  const token = value.trim();
+  // The rule createServer applies (observability/endpoints.ts), stated here with the variable's name and without the secret.
+  if (token.length < 16) throw new TypeError(`METRICS_TOKEN must be at least 16 characters long; it has ${token.length}.`);
+  if (/\s/.test(token)) throw new TypeError('METRICS_TOKEN must not contain spaces or other whitespace.');
+  return { token };
 }
 
 /** Budgets per minute from the environment (none unless asked), shared through Redis when REDIS_URL is set; admins get ten times as much. */

@@ -1,6 +1,6 @@
 /**
  * `npm start`: the demo service at http://localhost:4000/graphql (PORT overrides; HOST too,
- * default 127.0.0.1; the security and webhook settings are read by config.ts). SIGTERM or Ctrl-C shuts it
+ * default 127.0.0.1; the security, metrics and webhook settings are read by config.ts). SIGTERM or Ctrl-C shuts it
  * down gracefully.
  */
 import { createServer } from '../transports/http/server.ts';
@@ -22,6 +22,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 let data: ReturnType<typeof createDemoData>;
 let server: GraphQLServer;
 let production: boolean;
+let metricsOff: boolean;
 let webhooks: Webhooks;
 try {
   const logLevel = demoLogLevel(process.env);
@@ -41,6 +42,7 @@ try {
     readinessChecks: [readinessOf(data.events), readinessOf(webhookStore)].filter((check): check is ReadinessCheck => check !== null),
   });
   production = security.production;
+  metricsOff = security.metrics === false;
 } catch (error) {
   // A setting that cannot be used: say which, and stop.
   console.error((error as Error).message);
@@ -57,6 +59,8 @@ server.listen(port, host, () => {
   const actualPort = typeof address === 'object' && address !== null ? address.port : port;
   console.log(`GraphQL demo service at http://${host === '127.0.0.1' ? 'localhost' : host}:${actualPort}/graphql`);
   if (!production) console.log('Demo API keys (X-API-Key): demo-reader, demo-editor, demo-admin.');
+  // Off only in production without a token (config.ts says why): an operator looking for the metrics learns how to get them.
+  if (metricsOff) console.log('/metrics is off: in production it is served only with METRICS_TOKEN set, to scrapes that send it as a bearer token.');
 });
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -6,6 +6,8 @@
  *   Authorization: <scheme> <credential>     (RFC 9110 section 11.6.2; the credential a token68)
  *   X-API-Key: <key>
  *
+ * A WebSocket's connection_init payload may carry the same two, as members (readParamsCredential).
+ *
  * Cookies are never read: a browser attaches them to cross-site requests on its own, so a
  * credential taken from one could be used by any page the user visits (CSRF). A credential in
  * a header can only be sent by code that holds it.
@@ -29,6 +31,9 @@ const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 const MAX_SCHEME_LENGTH = 32;
 /** A scheme is an RFC 9110 token. */
 const SCHEME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** The payload members that carry a credential, in any case of ASCII letters (see readParamsCredential). */
+const AUTHORIZATION_MEMBER = /^authorization$/i;
+const API_KEY_MEMBER = /^x-api-key$/i;
 
 /**
  * The request's credential; null when it has none; an AuthError (401) when a credential header
@@ -58,6 +63,54 @@ export function readCredential(
   const key = apiKey.trim();
   const refused = checkToken(key, 'X-API-Key header', maxLength, 'ApiKey');
   return refused ?? { scheme: 'ApiKey', value: key };
+}
+
+/**
+ * The credential among a connection_init payload's members (graphql-transport-ws): a browser
+ * cannot set headers on a WebSocket, so clients put them in the payload (graphql-ws's
+ * connectionParams). Outcomes that differ are told apart by `kind`; the transport decides how
+ * each is answered.
+ */
+export type ParamsCredential =
+  /** The payload names no credential: the upgrade request's headers stand. */
+  | { readonly kind: 'none' }
+  /** The credential, as headers would hold it (at most one of the two; readCredential refuses both). */
+  | { readonly kind: 'found'; readonly authorization: string | undefined; readonly apiKey: string | undefined }
+  /** Two members name one credential (`Authorization` and `authorization`): which was meant cannot be known. */
+  | { readonly kind: 'repeated'; readonly names: readonly [string, string] }
+  /** A credential member whose value is not a string. */
+  | { readonly kind: 'notString'; readonly name: string };
+
+/**
+ * The credential members of a connection_init payload, or of its `headers` object when it has
+ * one: `authorization` and `x-api-key`, their names in any case of ASCII letters, as HTTP
+ * compares header names (RFC 9110 section 5.1). The `i` flag without `u` folds ASCII letters
+ * only: the Kelvin sign does not stand for a `k`.
+ *
+ * A credential named twice in different cases is refused rather than resolved. Over HTTP node
+ * joins a repeated header and readCredential refuses it ("sent more than once"); a payload is a
+ * JSON object, where the two names are two members, and taking the last (or the first) would let
+ * whoever adds a member to a client's connectionParams choose which credential counts.
+ */
+export function readParamsCredential(payload: Readonly<Record<string, unknown>>): ParamsCredential {
+  const headers = payload['headers'];
+  const source = headers !== null && typeof headers === 'object' && !Array.isArray(headers) ? (headers as Record<string, unknown>) : payload;
+  let authorization: { readonly name: string; readonly value: unknown } | undefined;
+  let apiKey: { readonly name: string; readonly value: unknown } | undefined;
+  for (const [name, value] of Object.entries(source)) {
+    if (AUTHORIZATION_MEMBER.test(name)) {
+      if (authorization !== undefined) return { kind: 'repeated', names: [authorization.name, name] };
+      authorization = { name, value };
+    } else if (API_KEY_MEMBER.test(name)) {
+      if (apiKey !== undefined) return { kind: 'repeated', names: [apiKey.name, name] };
+      apiKey = { name, value };
+    }
+  }
+  if (authorization === undefined && apiKey === undefined) return { kind: 'none' };
+  for (const member of [authorization, apiKey]) {
+    if (member !== undefined && typeof member.value !== 'string') return { kind: 'notString', name: member.name };
+  }
+  return { kind: 'found', authorization: authorization?.value as string | undefined, apiKey: apiKey?.value as string | undefined };
 }
 
 function fromAuthorization(header: string, maxLength: number): Credential | AuthError {

@@ -16,7 +16,7 @@ export interface Identity {
   readonly kind: IdentityKind;
   readonly roles: ReadonlyArray<string>;
   readonly scopes: ReadonlyArray<string>;
-  /** Whether the caller signed in with multi-factor authentication (`amr` contains `mfa`). */
+  /** Whether the caller signed in with multi-factor authentication (`amr`, an array of strings, contains `mfa`). */
   readonly mfa: boolean;
   /**
    * When the server stops accepting the credential, in milliseconds since the epoch (for a JWT,
@@ -82,4 +82,22 @@ export function namesIn(value: unknown): string[] {
   if (typeof value === 'string') return value.split(' ').filter((name) => name !== '');
   if (Array.isArray(value)) return value.filter((name): name is string => typeof name === 'string' && name !== '');
   return [];
+}
+
+/**
+ * Whether an `amr` claim (RFC 8176; OpenID Connect Core section 2) says the caller signed in
+ * with more than one factor. The claim is a JSON array of strings, and only that shape counts:
+ * `"mfa"` as a bare string, `"pwd mfa"`, or an array holding anything but strings grants no
+ * second factor. Unlike `scope`, `amr` has no space-separated form, so namesIn would read a
+ * string the issuer never meant.
+ *
+ * A claim of the wrong shape is ignored, not refused: jose checks only the registered claims of
+ * RFC 7519 and leaves `amr` to the application, and a token is refused here only for what makes
+ * it unusable (its signature, issuer, audience, times, subject). Every other optional claim of
+ * the wrong shape (roles, scopes) grants nothing and lets the token in, and so does this one;
+ * what needs a second factor then answers MFA_REQUIRED, which says what is missing, where a 401
+ * would blame the whole credential.
+ */
+export function multiFactorIn(amr: unknown): boolean {
+  return Array.isArray(amr) && amr.every((method) => typeof method === 'string') && amr.includes('mfa');
 }

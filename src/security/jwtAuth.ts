@@ -11,6 +11,11 @@
  *  - `exp` is required (every credential expires), and one further in the future than
  *    `maxLifetimeSeconds` is refused: a token that never expires is not an expiring credential;
  *  - `iss` and `aud` are checked when configured, `nbf` and `exp` with a small clock tolerance;
+ *  - an `iat` (optional) later than now plus that tolerance is refused: a token cannot have been
+ *    issued in the future, so it comes from an issuer whose clock is wrong, or was minted ahead
+ *    of time to be used later; jose checks this only with `maxTokenAge`, which would also make
+ *    `iat` required, so the check is made here;
+ *  - `amr` grants multi-factor status only as RFC 8176's array of strings (see multiFactorIn);
  *  - a `crit` header parameter jose does not understand is refused (jose's default).
  *
  * With `jwksUrl`, keys come from the issuer's JWKS: fetched on first use, kept for ten minutes,
@@ -30,7 +35,7 @@ import { authenticationUnavailable, insufficientScope, invalidCredential } from 
 import type { AuthError } from './authError.ts';
 import type { Authenticator, AuthRequest, AuthResult } from './authenticate.ts';
 import { CredentialCache } from './credentialCache.ts';
-import { claimAt, makeIdentity, namesIn } from './identity.ts';
+import { claimAt, makeIdentity, multiFactorIn, namesIn } from './identity.ts';
 import type { Identity } from './identity.ts';
 
 export interface JwtAuthOptions {
@@ -44,7 +49,7 @@ export interface JwtAuthOptions {
   audience?: string | ReadonlyArray<string>;
   /** Accepted signature algorithms (default RS256, ES256, EdDSA). HS* and none are never accepted. */
   algorithms?: ReadonlyArray<string>;
-  /** Leeway for `exp` and `nbf`, in seconds (default 30). */
+  /** Leeway for `exp`, `nbf` and `iat`, in seconds (default 30). */
   clockToleranceSeconds?: number;
   /** Longest accepted time to `exp`, in seconds (default one day); null: no bound. */
   maxLifetimeSeconds?: number | null;
@@ -123,6 +128,11 @@ export function jwtAuth(options: JwtAuthOptions): Authenticator {
     } catch (error) {
       return refusal(error, algorithms);
     }
+    // Whole seconds, as jose counts for nbf: an iat exactly the tolerance ahead is still accepted.
+    const now = Math.floor(Date.now() / 1000);
+    if (payload.iat !== undefined && payload.iat > now + tolerance) {
+      return invalidCredential('Bearer', 'The token was issued in the future ("iat" is later than now).');
+    }
     const exp = payload.exp as number;
     if (maxLifetime !== null && exp - Date.now() / 1000 > maxLifetime) {
       return invalidCredential('Bearer', `The token expires more than ${maxLifetime} seconds from now; this server accepts shorter-lived tokens only.`);
@@ -138,7 +148,7 @@ export function jwtAuth(options: JwtAuthOptions): Authenticator {
       kind: 'jwt',
       roles: namesIn(claimAt(payload, rolesClaim)),
       scopes,
-      mfa: namesIn(payload['amr']).includes('mfa'),
+      mfa: multiFactorIn(payload['amr']),
       // Accepted until exp plus the tolerance, as jose accepts it: the chain and the cache use this.
       expiresAt: (exp + tolerance) * 1000,
       claims: payload,

@@ -17,7 +17,7 @@ import { authenticationUnavailable, insufficientScope, invalidCredential } from 
 import type { AuthError } from './authError.ts';
 import type { Authenticator, AuthRequest, AuthResult } from './authenticate.ts';
 import { CredentialCache } from './credentialCache.ts';
-import { claimAt, makeIdentity, namesIn } from './identity.ts';
+import { claimAt, makeIdentity, multiFactorIn, namesIn } from './identity.ts';
 import type { Identity } from './identity.ts';
 
 export interface OAuth2IntrospectionOptions {
@@ -111,7 +111,8 @@ export function oauth2IntrospectionAuth(options: OAuth2IntrospectionOptions): Au
       kind: 'oauth2',
       roles: namesIn(claimAt(answer, rolesClaim)),
       scopes,
-      mfa: namesIn(answer['amr']).includes('mfa'),
+      // RFC 7662 answers may carry any claim; amr counts as in a JWT, as an array of strings only.
+      mfa: multiFactorIn(answer['amr']),
       expiresAt: typeof exp === 'number' ? exp * 1000 : null,
       claims: answer,
     });

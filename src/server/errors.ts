@@ -40,6 +40,12 @@ export const HttpErrorCode = {
   PayloadTooLarge: ['PAYLOAD_TOO_LARGE', 413],
   UnsupportedMediaType: ['UNSUPPORTED_MEDIA_TYPE', 415],
   InvalidUtf8: ['INVALID_UTF8', 400],
+  /** Bytes node's HTTP parser refuses: a raw non-ASCII byte in the request line, a bad header or chunk. */
+  MalformedRequest: ['MALFORMED_REQUEST', 400],
+  /** The header block is larger than maxHeaderBytes. */
+  HeadersTooLarge: ['HEADERS_TOO_LARGE', 431],
+  /** The client did not send its headers (or its whole request) in time. */
+  RequestTimeout: ['REQUEST_TIMEOUT', 408],
   /** A request a browser could have sent cross-site, refused by csrfPrevention. */
   CsrfPrevented: ['CSRF_PREVENTED', 400],
   /** A WebSocket upgrade without the graphql-transport-ws subprotocol. */

@@ -292,6 +292,8 @@ export interface OperationPipeline<Raw = unknown> {
   charge(identity: Identity, client: ClientInfo): MaybePromise<RateRefusal | null>;
   /** Hits and misses of the document and persisted-query caches, for metrics. */
   readonly cacheCounts: CacheCounts;
+  /** Where the pipeline's errors go (its `log` option): transports log their own faults there too. */
+  readonly log: (entry: LogEntry) => void;
   /** The stores' readiness (a Redis rate-limit or persisted-query store), for readiness probes. */
   readonly readiness: ReadonlyArray<ReadinessCheck>;
 }
@@ -782,6 +784,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     charge,
     close: () => Promise.all([limiter?.close(), resolver.close()]).then(() => undefined),
     cacheCounts,
+    log,
     readiness: [limiter?.store.readiness, resolver.readiness].filter((check): check is ReadinessCheck => check !== undefined),
   };
 }

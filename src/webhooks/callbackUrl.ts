@@ -5,12 +5,21 @@
  * network behind it, or a cloud metadata endpoint that hands out credentials.
  *
  *   checkCallbackUrl       syntax and scheme (https, or http outside production), no
- *                          credentials, and an IP-literal host's class; synchronous, no DNS
+ *                          credentials, and an IP-literal host's class; synchronous, no DNS.
+ *                          Run at registration, and again before every attempt on the stored URL
+ *                          (the sending instance's rule: its allowance, its production flag)
  *   validateCallbackUrl    at registration: the above, then every address the host resolves to
- *   guardedLookup          at every attempt: a `lookup` for http.request that refuses a forbidden
- *                          address before the socket opens (a name that resolved to a public
- *                          address at registration and to 127.0.0.1 later: DNS rebinding)
+ *   guardedAgent           at every connection: the http(s) Agent webhooks send through. Each
+ *                          socket it opens is checked first: an IP-literal host here (node asks
+ *                          no `lookup` for one), a name through guardedLookup
+ *   guardedLookup          a `lookup` that refuses a forbidden address before the socket opens
+ *                          (a name that resolved to a public address at registration and to
+ *                          127.0.0.1 later: DNS rebinding)
  *   forbiddenAddressReason why an address may not be called, or null when it is public unicast
+ *
+ * One rule everywhere: every check above ends in forbiddenAddressReason, and every exemption in
+ * the same allowlist (hostKey), so registration, the check before an attempt and the check at
+ * connect time cannot disagree about an address.
  *
  * Addresses are classified as exact numbers (32 bits for IPv4, 128 for IPv6, by longest prefix
  * match against the special-purpose ranges), never as text, so every spelling of one address
@@ -28,8 +37,11 @@
  * allowing `127.0.0.1` does not let `rebind.example.com` resolve there.
  */
 import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { describe } from '../jsutils/describe.ts';
 
 export interface CallbackUrlOptions {
@@ -42,8 +54,8 @@ export interface CallbackUrlOptions {
 /** The longest callback URL accepted, in characters. */
 const MAX_CALLBACK_URL_LENGTH = 2048;
 
-/** The `code` of the error guardedLookup fails a connection with. */
-const FORBIDDEN_ADDRESS_CODE = 'ERR_WEBHOOK_FORBIDDEN_ADDRESS';
+/** The `code` of the error guardedAgent and guardedLookup fail a connection with. */
+export const FORBIDDEN_ADDRESS_CODE = 'ERR_WEBHOOK_FORBIDDEN_ADDRESS';
 
 const PUBLIC_ONLY = 'only public addresses may be called';
 
@@ -303,12 +315,59 @@ export function guardedLookup(allowedHosts: ReadonlyArray<string>, underlying: L
       for (const entry of entries) {
         const reason = forbiddenAddressReason(entry.address);
         if (reason === null) continue;
-        const refusal: NodeJS.ErrnoException = new Error(`Refused to connect to ${String(entry.address)} (${reason}) for ${hostname}.`);
-        refusal.code = FORBIDDEN_ADDRESS_CODE;
-        callback(refusal, options?.all === true ? [] : '', undefined);
+        callback(connectionRefusal(String(entry.address), reason, hostname), options?.all === true ? [] : '', undefined);
         return;
       }
       callback(null, address, family);
     });
   };
+}
+
+/** The error a connection to a forbidden address fails with: a stable `code`, and the address, its class and the host it was for. */
+function connectionRefusal(address: string, reason: string, hostname: string): NodeJS.ErrnoException {
+  const refusal: NodeJS.ErrnoException = new Error(`Refused to connect to ${address} (${reason}) for ${hostname}.`);
+  refusal.code = FORBIDDEN_ADDRESS_CODE;
+  return refusal;
+}
+
+/** createConnection's callback as node's Agent calls it when no socket is made. */
+type ConnectionFailed = (error: Error, socket?: Duplex) => void;
+
+export interface GuardedAgentOptions {
+  /** The same list as registration's `allowedHosts`. */
+  allowedHosts: ReadonlyArray<string>;
+  /** Sockets open at once (keep-alive, as http.Agent's `maxSockets`). */
+  maxSockets: number;
+  /** The resolver under guardedLookup (default dns.lookup; tests give a fake one). */
+  lookup?: LookupFunction;
+}
+
+/**
+ * A keep-alive http or https Agent that checks every socket before it opens. Node resolves a
+ * name through the request's `lookup`, but connects to an IP-literal host (`127.0.0.1`, `::1`,
+ * `::ffff:7f00:1`; a URL's decimal or hex IPv4 arrives here as dotted decimal) without asking
+ * any, so a `lookup` alone never sees those: the literal is judged here, by the same rule and
+ * allowlist, and a name gets guardedLookup whatever `lookup` the request asked for. A refused
+ * socket is never created: the request fails with the refusal (code ERR_WEBHOOK_FORBIDDEN_ADDRESS)
+ * before a byte is sent or read. A reused keep-alive socket was checked when it opened.
+ */
+export function guardedAgent(protocol: 'http:' | 'https:', options: GuardedAgentOptions): http.Agent {
+  const agent = protocol === 'https:' ? new https.Agent({ keepAlive: true, maxSockets: options.maxSockets }) : new http.Agent({ keepAlive: true, maxSockets: options.maxSockets });
+  const allowed = allowlist(options.allowedHosts);
+  const lookup = guardedLookup(options.allowedHosts, options.lookup);
+  const open = agent.createConnection.bind(agent);
+  agent.createConnection = (connection, callback) => {
+    const host = typeof connection.host === 'string' ? connection.host : '';
+    const literal = ipLiteral(host);
+    const reason = literal === null || allowed.has(hostKey(literal)) ? null : forbiddenAddressReason(literal);
+    if (literal === null || reason === null) return open({ ...connection, lookup }, callback);
+    const refusal = connectionRefusal(literal, reason, literal);
+    // node's Agent always passes the callback; a caller without one gets the refusal thrown.
+    if (callback === undefined) throw refusal;
+    // A failed connection is reported with the error alone (node's Agent, createSocket's
+    // `oncreate`, looks at nothing else); @types/node types the socket as always given.
+    (callback as ConnectionFailed)(refusal);
+    return undefined;
+  };
+  return agent;
 }

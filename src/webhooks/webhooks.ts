@@ -5,14 +5,17 @@
  *   publish(type, data)       the event and one delivery per endpoint that wants it, in the
  *                             store before it resolves (at least once, whatever happens next)
  *   the dispatcher            claims due deliveries and POSTs them: signed (signing.ts), 10 s
- *                             per attempt, redirects never followed, the address checked again
- *                             at connect time (DNS rebinding), at most 1 KB of the answer kept
+ *                             per attempt, redirects never followed, at most 1 KB of the answer
+ *                             kept; the URL checked again before every attempt and the address
+ *                             at every connection (callbackUrl.ts)
  *   deliveries / redeliver    what happened, and sending an event again
  *
  * An attempt's outcome: 2xx, delivered; 410 Gone, the endpoint disabled; anything else (another
- * status, a redirect, a timeout, a refused or reset connection) is retried after the next
- * delay of the schedule, with jitter, until the schedule is used up: the delivery failed, and
- * after `disableAfterFailures` failed deliveries in a row the endpoint is disabled.
+ * status, a redirect, a timeout, a refused or reset connection, a name that resolves to a
+ * forbidden address) is retried after the next delay of the schedule, with jitter, until the
+ * schedule is used up: the delivery failed, and after `disableAfterFailures` failed deliveries
+ * in a row the endpoint is disabled. A URL the sending instance's rule refuses (see `deliver`)
+ * is not an attempt: nothing is sent, and the endpoint is disabled with the refusal as reason.
  *
  * Each endpoint has at most `concurrencyPerEndpoint` attempts in flight and the whole server
  * `maxConcurrency`: a slow endpoint fills its own places, never the others'.
@@ -20,9 +23,10 @@
 import http from 'node:http';
 import https from 'node:https';
 import { randomBytes } from 'node:crypto';
+import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { describe } from '../jsutils/describe.ts';
-import { guardedLookup, validateCallbackUrl } from './callbackUrl.ts';
+import { FORBIDDEN_ADDRESS_CODE, checkCallbackUrl, guardedAgent, validateCallbackUrl } from './callbackUrl.ts';
 import { generateSecret, signatureHeader } from './signing.ts';
 import type { AttemptOutcome, ClaimedDelivery, Delivery, DeliveryAttempt, WebhookEndpoint, WebhookEvent, WebhookStore } from './store.ts';
 
@@ -35,8 +39,10 @@ export interface WebhooksOptions {
   eventTypes: ReadonlyArray<string>;
   /** Production: callback URLs must be https. */
   production?: boolean;
-  /** Hosts exempt from the private-address rule (for receivers on your own network, and tests). */
+  /** Hosts exempt from the private-address rule (for receivers on your own network, and tests); checked at registration and at every attempt. */
   allowedHosts?: ReadonlyArray<string>;
+  /** The resolver, at registration and at every connection (default dns.lookup); tests give a fake one. */
+  lookup?: LookupFunction;
   /** Seconds before each retry (default Standard Webhooks': 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
   retrySchedule?: ReadonlyArray<number>;
   /** Each delay is multiplied by a random factor in [1 − jitter, 1 + jitter] (default 0.1). */
@@ -123,13 +129,16 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   const log = options.log ?? ((entry) => console.error(entry.message, entry.error ?? ''));
   // A claim outlives the attempt it is for, so that no other instance takes it meanwhile.
   const leaseMs = attemptTimeoutMs + 5000;
-  const lookup = guardedLookup(allowedHosts);
-  // Connections per endpoint, not per host: two endpoints on one host never wait on each other's sockets.
+  const resolver = options.lookup;
+  if (resolver !== undefined && typeof resolver !== 'function') throw new TypeError(`lookup must be a function like dns.lookup, got ${describe(resolver)}.`);
+  const resolveAll = resolver === undefined ? undefined : lookupAll(resolver);
+  // Connections per endpoint, not per host: two endpoints on one host never wait on each other's
+  // sockets. Each agent checks every socket it opens (guardedAgent).
   const agents = new Map<string, http.Agent>();
   const agentFor = (endpoint: WebhookEndpoint, protocol: string): http.Agent => {
     let agent = agents.get(endpoint.id);
     if (agent === undefined) {
-      agent = protocol === 'https:' ? new https.Agent({ keepAlive: true, maxSockets: perEndpoint }) : new http.Agent({ keepAlive: true, maxSockets: perEndpoint });
+      agent = guardedAgent(protocol === 'https:' ? 'https:' : 'http:', { allowedHosts, maxSockets: perEndpoint, ...(resolver === undefined ? {} : { lookup: resolver }) });
       agents.set(endpoint.id, agent);
     }
     return agent;
@@ -154,7 +163,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
 
   async function register(input: { url: string; events: ReadonlyArray<string>; description?: string | null }) {
     if (input === null || typeof input !== 'object') throw new WebhookError('register needs { url, events }.', WebhookErrorCode.InvalidInput);
-    const url = await validateCallbackUrl(input.url, { production, allowedHosts });
+    const url = await validateCallbackUrl(input.url, { production, allowedHosts, ...(resolveAll === undefined ? {} : { lookup: resolveAll }) });
     if (typeof url === 'string') throw new WebhookError(url, WebhookErrorCode.InvalidUrl);
     const events = checkEvents(input.events, eventTypes);
     const description = input.description ?? null;
@@ -285,8 +294,28 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     attempts.add(attempt);
   }
 
-  /** One attempt, and its outcome recorded. */
-  async function deliver({ delivery, event, endpoint }: ClaimedDelivery): Promise<void> {
+  /**
+   * One attempt, and its outcome recorded; or, when the endpoint's URL is refused, none.
+   *
+   * The stored URL is judged first by checkCallbackUrl, registration's own check, under this
+   * instance's `allowedHosts` and `production`: an allowance removed since registration (a
+   * restart without it), an IP-literal host in any spelling, `localhost`, http in production.
+   * That answer depends on the URL and the configuration alone, so a retry would get the same
+   * one: the endpoint is disabled at once with the refusal as its reason (refuse), and nothing
+   * is sent. The address a name resolves to is judged later, when the socket opens
+   * (guardedAgent), and a forbidden one fails the attempt like a refused connection: retried on
+   * the schedule, counted toward `disableAfterFailures`, never disabling by itself. DNS answers
+   * change without anyone touching the endpoint (a receiver moving, a split-horizon resolver, a
+   * short misconfiguration, an attacker's rebinding attempt), and one answer must not switch off
+   * an endpoint its owner never changed; an address that stays forbidden fails every attempt and
+   * disables the endpoint as any unreachable receiver is disabled, which is how the established
+   * webhook services treat a receiver they cannot reach: retried, disabled only after failing
+   * for long. Either way no request leaves the process and no answer is read.
+   */
+  async function deliver(claimed: ClaimedDelivery): Promise<void> {
+    const url = checkCallbackUrl(claimed.endpoint.url, { production, allowedHosts });
+    if (typeof url === 'string') return refuse(claimed, url);
+    const { delivery, event, endpoint } = claimed;
     const body = JSON.stringify(event);
     const now = Date.now();
     const secrets = endpoint.secrets.filter((each) => each.expiresAt === null || each.expiresAt > now).map((each) => each.secret);
@@ -298,7 +327,6 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signatureHeader(secrets, event.id, timestamp, body),
     };
-    const url = new URL(endpoint.url);
     const answer = await post(url, headers, body, agentFor(endpoint, url.protocol));
     const attempt: DeliveryAttempt = {
       at: new Date(now).toISOString(),
@@ -308,6 +336,23 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       responseBody: answer.body,
     };
     await store.recordAttempt(delivery.id, outcomeOf(delivery, attempt));
+  }
+
+  /**
+   * The endpoint disabled with `reason` (as after a 410: a `disabled` the admin sees in the
+   * endpoint view and clears with enable), then the refusal recorded as an attempt without an
+   * answer. The delivery stays pending, like the endpoint's other deliveries while it is
+   * disabled: enabled again where its URL is allowed, it is sent; enabled where it is not, it is
+   * refused again. Saved before the record, so that the record's release of the claim finds the
+   * endpoint disabled and no instance claims its deliveries meanwhile.
+   */
+  async function refuse({ delivery, endpoint }: ClaimedDelivery, reason: string): Promise<void> {
+    const at = new Date().toISOString();
+    // The endpoint as it is now (a secret rotated meanwhile is kept; a removed one stays removed).
+    const current = (await store.endpoints()).find((candidate) => candidate.id === endpoint.id);
+    if (current !== undefined && current.disabled === null) await store.saveEndpoint({ ...current, disabled: { reason, at } });
+    const attempt: DeliveryAttempt = { at, durationMs: 0, status: null, error: reason, responseBody: '' };
+    await store.recordAttempt(delivery.id, { attempt, status: 'pending', nextAttemptAt: Date.now(), effect: { kind: 'pending', disableAfter, at } });
   }
 
   function outcomeOf(delivery: Delivery, attempt: DeliveryAttempt): AttemptOutcome {
@@ -341,7 +386,6 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         agent,
-        lookup: lookup as LookupFunction,
       });
       const deadline = setTimeout(() => {
         request.destroy();
@@ -429,8 +473,19 @@ function view(endpoint: WebhookEndpoint): EndpointView {
 }
 
 function connectionError(error: NodeJS.ErrnoException): string {
-  if (error.code === 'ERR_WEBHOOK_FORBIDDEN_ADDRESS') return error.message;
+  if (error.code === FORBIDDEN_ADDRESS_CODE) return error.message;
   return `The connection failed: ${error.code ?? error.message}.`;
+}
+
+/** A dns.lookup-like resolver as registration asks it: every address of a name, as a promise. */
+function lookupAll(resolver: LookupFunction): (hostname: string) => Promise<LookupAddress[]> {
+  return (hostname) =>
+    new Promise((resolve, reject) => {
+      resolver(hostname, { all: true }, (error, addresses) => {
+        if (error) reject(error);
+        else resolve(Array.isArray(addresses) ? addresses : []);
+      });
+    });
 }
 
 function checkEvents(events: unknown, known: ReadonlyArray<string>): string[] {

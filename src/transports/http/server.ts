@@ -7,6 +7,7 @@
  *  - UTF-8 decoding of the body (400 INVALID_UTF8 for bytes that are not UTF-8);
  *  - the client going away, which aborts the request's signal (and so its execution);
  *  - header and request timeouts against slow clients; TLS 1.2+;
+ *  - requests node's parser refuses, answered in JSON with a code like every other refusal;
  *  - graceful shutdown: stop accepting, let in-flight requests finish within a grace period;
  *  - the operational routes (/healthz, /readyz, /metrics) and request logs (observability/).
  */
@@ -15,6 +16,8 @@ import https from 'node:https';
 import { isUtf8 } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { answerClientError } from './clientError.ts';
 import { createHandler } from './handler.ts';
 import type { HandlerOptions, HandlerResponse, PlainRequest } from './handler.ts';
 import { EventStream } from './eventStream.ts';
@@ -37,7 +40,7 @@ export interface ServerOptions extends HandlerOptions<IncomingMessage> {
   maxBodyBytes?: number;
   /**
    * Largest header block accepted, in bytes (default 80 KiB; node's own default is 16 KiB). Past
-   * it node answers 431 before any of our code runs; below it an oversized credential reaches
+   * it the answer is 431 HEADERS_TOO_LARGE, before any handler runs; below it an oversized credential reaches
    * authentication and gets a 401 that says what is wrong with it.
    */
   maxHeaderBytes?: number;
@@ -342,6 +345,7 @@ export function createServer(options: ServerOptions): GraphQLServer {
       ? https.createServer({ key: options.tls.key, cert: options.tls.cert, minVersion: 'TLSv1.2', maxHeaderSize }, onRequest)
       : http.createServer({ maxHeaderSize }, onRequest)
   ) as GraphQLServer;
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => answerClientError(error, socket, maxHeaderSize));
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
   const websocket = options.websocket === false ? null : attachWebSocket(server, handle.pipeline, path, { allowedOrigins: allowedOrigins(options), ...options.websocket });

@@ -5,7 +5,8 @@
  * (server/pipeline.ts), exactly as for HTTP.
  *
  *   open ── no connection_init within connectionInitWaitTimeoutMs ─ 4408
- *   connection_init ── a second one ─ 4429      authentication refused ─ 4403      ─ connection_ack
+ *   connection_init ── a second one ─ 4429      a credential named twice ─ 4400
+ *                   ── authentication refused ─ 4403                           ─ connection_ack
  *   ping ─ pong (with its payload)              pong ─ nothing
  *   subscribe ── before the ack ─ 4401     its id in use ─ 4409     too many at once ─ error
  *            ── the pipeline: request errors (parse, validation, limits, authorization) ─ error
@@ -22,6 +23,7 @@ import type { ExecutionResult } from 'graphql';
 import type { OperationPipeline, OperationRequest, RequestParams } from '../../server/pipeline.ts';
 import { AuthError } from '../../security/authError.ts';
 import type { RequestHeaders } from '../../security/authenticate.ts';
+import { readParamsCredential } from '../../security/credentials.ts';
 import type { Identity } from '../../security/identity.ts';
 import type { ClientInfo } from '../../ratelimit/rateLimiter.ts';
 import { codedError } from '../../server/errors.ts';
@@ -136,7 +138,7 @@ class GraphQLConnection<Raw> implements Connection {
         this.connectionInit(message.payload);
         return;
       case MessageType.Ping:
-        this.send(message.payload === undefined ? { type: MessageType.Pong } : { type: MessageType.Pong, payload: message.payload });
+        this.pong(message.payload);
         return;
       case MessageType.Pong:
         return;
@@ -166,13 +168,13 @@ class GraphQLConnection<Raw> implements Connection {
     this.initReceived = true;
     this.connectionParams = payload;
     const headers = credentialHeaders(payload, this.upgrade.headers);
-    if (typeof headers === 'string') {
-      this.close(CloseCode.Forbidden, `Forbidden: ${headers}`);
+    if (headers.kind === 'refused') {
+      this.close(headers.code, headers.reason);
       return;
     }
     let outcome: ReturnType<OperationPipeline<Raw>['authenticate']>;
     try {
-      outcome = this.pipeline.authenticate(headers);
+      outcome = this.pipeline.authenticate(headers.headers);
     } catch {
       // An authenticator failed (a fault, not a refusal): as if it had rejected.
       this.close(CloseCode.InternalServerError, 'Internal server error');
@@ -331,6 +333,26 @@ class GraphQLConnection<Raw> implements Connection {
     }
   }
 
+  /**
+   * Answers a ping with its payload, as the protocol allows. JSON.parse reads nesting deeper than
+   * JSON.stringify can write back (it runs out of stack past a few thousand levels): a payload
+   * that cannot be echoed is a message the server cannot take, refused like any other.
+   */
+  private pong(payload: unknown): void {
+    if (payload === undefined) {
+      this.send({ type: MessageType.Pong });
+      return;
+    }
+    let text: string;
+    try {
+      text = JSON.stringify({ type: MessageType.Pong, payload });
+    } catch {
+      this.close(CloseCode.BadRequest, 'Invalid message received: the ping payload nests too deeply to echo');
+      return;
+    }
+    if (!this.isClosed) this.socket.send(text);
+  }
+
   private send(message: object): void {
     if (!this.isClosed) this.socket.send(JSON.stringify(message));
   }
@@ -403,24 +425,33 @@ function subscribeParams(payload: unknown): RequestParams | string {
  * The headers authentication reads: the upgrade request's, with a credential from the
  * connection_init payload in place of theirs when it has one (browsers cannot set headers on a
  * WebSocket). The payload may carry `authorization` or `x-api-key` (any case), or a `headers`
- * object of them, as graphql-ws clients' connectionParams often do. A credential that is not a
- * string is refused: what the string says.
+ * object of them, as graphql-ws clients' connectionParams often do (credentials.ts reads them).
+ * One credential named twice (`Authorization` and `authorization`) is a malformed message,
+ * 4400, as a repeated header is a malformed request over HTTP; a credential that is not a
+ * string is a refused credential, 4403.
  */
-function credentialHeaders(payload: Readonly<Record<string, unknown>> | null, headers: RequestHeaders): RequestHeaders | string {
-  if (payload === null) return headers;
-  const source = isObject(payload['headers']) ? (payload['headers'] as Record<string, unknown>) : payload;
-  let authorization: unknown;
-  let apiKey: unknown;
-  for (const [name, value] of Object.entries(source)) {
-    const lower = name.toLowerCase();
-    if (lower === 'authorization') authorization = value;
-    else if (lower === 'x-api-key') apiKey = value;
+function credentialHeaders(
+  payload: Readonly<Record<string, unknown>> | null,
+  headers: RequestHeaders,
+): { kind: 'headers'; headers: RequestHeaders } | { kind: 'refused'; code: number; reason: string } {
+  if (payload === null) return { kind: 'headers', headers };
+  const credential = readParamsCredential(payload);
+  switch (credential.kind) {
+    case 'none':
+      return { kind: 'headers', headers };
+    case 'found':
+      return { kind: 'headers', headers: { ...headers, authorization: credential.authorization, 'x-api-key': credential.apiKey } };
+    case 'repeated': {
+      const [first, second] = credential.names;
+      return {
+        kind: 'refused',
+        code: CloseCode.BadRequest,
+        reason: `Invalid message received: connection_init sends "${first}" and "${second}"; send one credential`,
+      };
+    }
+    case 'notString':
+      return { kind: 'refused', code: CloseCode.Forbidden, reason: `Forbidden: the credential in connection_init ("${credential.name}") must be a string` };
   }
-  if (authorization === undefined && apiKey === undefined) return headers;
-  if ((authorization !== undefined && typeof authorization !== 'string') || (apiKey !== undefined && typeof apiKey !== 'string')) {
-    return 'the credential in connection_init must be a string';
-  }
-  return { ...headers, authorization: authorization as string | undefined, 'x-api-key': apiKey as string | undefined };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -135,7 +135,15 @@ export function attachWebSocket(
         connection.closed();
         return;
       }
-      connection.message(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString('utf8'));
+      try {
+        connection.message(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString('utf8'));
+      } catch (error) {
+        // A fault of ours on one message must not escape into ws's event handler (an uncaught
+        // exception, and a socket nobody closes): the one connection ends, as the protocol says.
+        pipeline.log({ level: 'error', message: 'A WebSocket message could not be handled.', error });
+        ws.close(CloseCode.InternalServerError, 'Internal server error');
+        connection.closed();
+      }
     });
     ws.on('pong', () => alive.add(ws));
     ws.on('close', () => {
