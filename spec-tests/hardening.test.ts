@@ -33,13 +33,13 @@ describe('the document cache', () => {
     expect({ hits: counts.documentHits, misses: counts.documentMisses }).toEqual({ hits: 1, misses: 5 });
   });
 
-  it('holds no more than documentCacheBytes, at about a hundred bytes a character of query text, however many documents come', async () => {
+  it('holds no more than documentCacheBytes, at about 120 bytes a character of query text, however many documents come', async () => {
     const handle = createHandler({ schema, documentCacheBytes: 100_000 });
-    // Distinct valid documents of about 330 characters: some 33 KB each, by the estimate.
+    // Distinct valid documents of about 330 characters: some 40 KB each, by the estimate.
     for (let i = 0; i < 40; i++) await post(handle, `query Q${i} { ${'hello '.repeat(50)}}`);
     expect(handle.pipeline.cacheCounts.documentCacheBytes).toBeGreaterThan(0);
     expect(handle.pipeline.cacheCounts.documentCacheBytes).toBeLessThanOrEqual(100_000);
-    expect(DEFAULT_DOCUMENT_CACHE_BYTES).toBe(64 * 1024 * 1024);
+    expect(DEFAULT_DOCUMENT_CACHE_BYTES).toBe(32 * 1024 * 1024);
   });
 });
 
@@ -193,6 +193,52 @@ describe('WebSocket upgrades and Origin', () => {
       client.socket.close();
       await client.closed;
     }
+  });
+});
+
+describe('the variables subscriptions keep, per client', () => {
+  let server: RealtimeServer;
+  beforeAll(async () => {
+    server = await startRealtimeServer({ maxSubscriptionBytesPerClient: 100_000 });
+  });
+  afterAll(() => server.close());
+  const query = 'subscription Ticks($topic: String!) { ticks(topic: $topic) }';
+  const topic = (letter: string) => letter.repeat(59_998);
+
+  it('refuses a subscription past the budget over WebSocket and event streams alike, and takes it again once one ended', async () => {
+    const client = await RawClient.open(server.wsUrl);
+    await client.init();
+    client.send({ id: 'a', type: 'subscribe', payload: { query, variables: { topic: topic('a'), unused: 'u'.repeat(200_000) } } });
+    await expect.poll(() => server.subscribers(topic('a'))).toBe(1);
+    const refusal = {
+      errors: [
+        {
+          message:
+            "This client's subscriptions keep as many characters of variables as one client may (100000); this one's would be 60000 more. End a subscription before starting another.",
+          extensions: { code: 'SUBSCRIPTION_VARIABLES_LIMIT_EXCEEDED' },
+        },
+      ],
+    };
+    client.send({ id: 'b', type: 'subscribe', payload: { query, variables: { topic: topic('b') } } });
+    expect(await client.next()).toEqual({ id: 'b', type: 'error', payload: refusal.errors });
+    const overSse = await postJson(server.url, { query, variables: { topic: topic('c') } }, 'text/event-stream');
+    expect(overSse.status).toBe(200);
+    expect(overSse.text).toBe(`event: next\ndata: ${JSON.stringify(refusal)}\n\nevent: complete\ndata:\n\n`);
+
+    client.send({ id: 'a', type: 'complete' });
+    await expect.poll(() => server.subscribers(topic('a'))).toBe(0);
+    client.send({ id: 'b', type: 'subscribe', payload: { query, variables: { topic: topic('b') } } });
+    await expect.poll(() => server.subscribers(topic('b'))).toBe(1);
+    client.socket.close();
+    await client.closed;
+    await expect.poll(() => server.subscribers(topic('b'))).toBe(0);
+    // Everything given back: two fit again.
+    const again = await RawClient.open(server.wsUrl);
+    await again.init();
+    again.send({ id: 'x', type: 'subscribe', payload: { query, variables: { topic: topic('x') } } });
+    await expect.poll(() => server.subscribers(topic('x'))).toBe(1);
+    again.socket.close();
+    await again.closed;
   });
 });
 

@@ -94,16 +94,22 @@ class ShapeWalk {
   /** The response names a selection set merges: its fields, its inline fragments', and its spread fragments'. */
   private namesOf(set: SelectionSetNode): NameCounts {
     const counts: NameCounts = new Map();
-    const add = (name: string, by: number) => counts.set(name, (counts.get(name) ?? 0) + by);
-    const visit = (current: SelectionSetNode) => {
-      for (const selection of current.selections) {
-        if (selection.kind === Kind.FIELD) add(selection.alias?.value ?? selection.name.value, 1);
-        else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet);
-        else for (const [name, count] of this.fragmentNamesOf(selection.name.value)) add(name, count);
-      }
-    };
-    visit(set);
+    this.addNames(set, counts);
     return counts;
+  }
+
+  /** Adds a set's names to `counts` (no closures: this runs on every selection set, before any limit has refused the document). */
+  private addNames(set: SelectionSetNode, counts: NameCounts): void {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const name = selection.alias?.value ?? selection.name.value;
+        counts.set(name, (counts.get(name) ?? 0) + 1);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        this.addNames(selection.selectionSet, counts);
+      } else {
+        for (const [name, count] of this.fragmentNamesOf(selection.name.value)) counts.set(name, (counts.get(name) ?? 0) + count);
+      }
+    }
   }
 
   private fragmentNamesOf(name: string): NameCounts {

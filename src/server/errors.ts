@@ -26,6 +26,8 @@ export const GraphQLErrorCode = {
   InternalServerError: 'INTERNAL_SERVER_ERROR',
   /** Execution took longer than the server allows. */
   Timeout: 'TIMEOUT',
+  /** The client's open subscriptions already keep as many bytes of variables as one client may (maxSubscriptionBytesPerClient). */
+  SubscriptionVariablesLimit: 'SUBSCRIPTION_VARIABLES_LIMIT_EXCEEDED',
   /** Subscriptions are not served over a plain HTTP request. */
   SubscriptionOverHttp: 'SUBSCRIPTION_NOT_SUPPORTED',
   /** The request asked for an execution trace (`extensions.trace`) and the server does not give them (the pipeline's `trace` option). */

@@ -41,8 +41,10 @@ import type { SelectionPlan } from '../execution/plan.ts';
 import { describe } from '../jsutils/describe.ts';
 import { isAsyncIterable } from '../jsutils/isAsyncIterable.ts';
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
+import { jsonSize } from '../jsutils/jsonSize.ts';
 import { mapAsyncIterable } from '../jsutils/mapAsyncIterable.ts';
 import { LruCache } from '../jsutils/lruCache.ts';
+import { ClientSlots } from './clientSlots.ts';
 import { accessFor, hasAnyRole, operationDenials, schemaHasRules } from '../security/access.ts';
 import type { GrantAccess, OperationDenials } from '../security/access.ts';
 import { challengeFor } from '../security/authError.ts';
@@ -96,7 +98,7 @@ export interface PipelineOptions<Raw = unknown> extends AuthenticationOptions {
   /** Parsed and validated documents kept, by query text (default 1000); as many small request texts too. */
   documentCacheSize?: number;
   /**
-   * The most memory parsed documents may keep (default 64 MiB, estimated at about 100 bytes per
+   * The most memory parsed documents may keep (default 32 MiB, estimated at about 120 bytes per
    * character of query text): however large the documents a client sends, the cache holds no more.
    */
   documentCacheBytes?: number;
@@ -124,6 +126,13 @@ export interface PipelineOptions<Raw = unknown> extends AuthenticationOptions {
   shareSubscriptions?: boolean;
   /** Results a subscriber may fall behind before it gets SUBSCRIPTION_OVERFLOW, when shared (default 1,000). */
   subscriptionBufferSize?: number;
+  /**
+   * The most a client's open subscriptions may keep of variables, in characters of JSON, over
+   * every transport together (default 16 MiB): a subscription keeps its variables for its
+   * lifetime, so without a bound one client could pin any amount of memory with sockets full
+   * of them. Past it: SUBSCRIPTION_VARIABLES_LIMIT_EXCEEDED, until one ends.
+   */
+  maxSubscriptionBytesPerClient?: number;
   /**
    * Requests and query-cost points per client per window (default: none). See
    * ratelimit/rateLimiter.ts; a cost budget turns the cost report (`reportCost`) on.
@@ -311,9 +320,13 @@ export const SMALL_REQUEST = 4096;
 const VALIDATION_UNIT = 10_000;
 
 /** The bytes of parsed documents kept, by default (`documentCacheBytes`). */
-export const DEFAULT_DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024;
-/** What a parsed document keeps alive per character of its text, about: its AST and its plans. */
-const DOCUMENT_BYTES_PER_CHARACTER = 100;
+export const DEFAULT_DOCUMENT_CACHE_BYTES = 32 * 1024 * 1024;
+/**
+ * What a parsed document keeps alive per character of its text, at most: its AST, validation and
+ * plans. Measured on the demo schema: 112 bytes for the densest documents (short fields, each
+ * with a sub-selection), about 1 for a long comment; the estimate is the dense case's.
+ */
+const DOCUMENT_BYTES_PER_CHARACTER = 120;
 /** The bytes of small request bodies kept already read (KnownRequest). */
 const KNOWN_REQUEST_CACHE_BYTES = 16 * 1024 * 1024;
 
@@ -347,7 +360,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   const realm = options.realm ?? 'graphql';
   const log = options.log ?? ((entry: LogEntry) => console.error(entry.message, entry.requestId ?? '', entry.error ?? ''));
   // Bounded in bytes as well as entries: a client chooses the texts. A parsed document (its AST,
-  // its plans) keeps about a hundred bytes per character of its text alive.
+  // its plans) keeps up to about 120 bytes per character of its text alive.
   const documents = new LruCache<string, PreparedDocument>(options.documentCacheSize ?? 1000, {
     maxBytes: options.documentCacheBytes ?? DEFAULT_DOCUMENT_CACHE_BYTES,
     sizeOf: (query) => query.length * DOCUMENT_BYTES_PER_CHARACTER + 1024,
@@ -365,6 +378,8 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   const checksAccess = schemaHasRules(schema);
   const groups =
     options.shareSubscriptions === false ? null : new SubscriptionGroups(positiveCount(options.subscriptionBufferSize ?? 1000, 'subscriptionBufferSize'));
+  /** Characters of variables each client's open subscriptions keep (maxSubscriptionBytesPerClient). */
+  const subscriptionBytes = new ClientSlots(positiveCount(options.maxSubscriptionBytesPerClient ?? 16 * 1024 * 1024, 'maxSubscriptionBytesPerClient'));
   /** Operation refusals under onDenied: 'reject', per plan (a plan is made for one set of grants). */
   const denials = new WeakMap<OperationPlan, OperationDenials>();
   // Every trusted document must parse and validate: a manifest that does not is a start-up error.
@@ -611,14 +626,18 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   /** Makes the operation's context, then executes it (or subscribes: shared, see sharedSubscriptions.ts). */
   function startOperation(ready: ReadyOperation, request: OperationRequest<Raw>, rate?: RateStanding): MaybePromise<OperationResult | OperationStream> {
     if (ready.kind === 'subscription') {
-      // A subscription keeps its variables for its lifetime: only those its operation declares.
+      // A subscription keeps its variables for its lifetime: only those its operation declares,
+      // within the client's budget of them.
       const variables = declaredVariables(ready.plan.operation, request.params.variables);
+      const held = holdVariables(variables, request);
+      if (held === null) return requestErrors([subscriptionBytesError(variables)]);
       // A traced subscriber gets executions of its own: a group's results are shared as they are.
       const key = groups === null || isTraced(request) ? null : groupKey(variables);
-      const started =
+      const subscribed =
         groups === null || key === null
           ? startSubscription(ready, request, variables)
           : groups.join(ready.plan, request.identity, key, () => startSubscription(ready, request, variables));
+      const started = held === NOTHING_HELD ? subscribed : releasedAtEnd(subscribed, held);
       return rate === undefined ? started : started.then((outcome) => withStanding(outcome, rate) as OperationResult | OperationStream);
     }
     const abort = new OperationAbort(request.identity, request.connectionParams);
@@ -627,6 +646,24 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
       return Promise.resolve(contextValue).then((resolved) => executeOperation(ready, request, abort, resolved, rate));
     }
     return executeOperation(ready, request, abort, contextValue, rate);
+  }
+
+  /**
+   * Takes the characters a subscription's variables keep from its client's budget: the function
+   * that gives them back, NOTHING_HELD for a subscription without variables, null when the
+   * budget has not that much left.
+   */
+  function holdVariables(variables: Readonly<Record<string, unknown>> | null, request: OperationRequest<Raw>): (() => void) | null {
+    const size = variablesSize(variables);
+    if (size === 0) return NOTHING_HELD;
+    return subscriptionBytes.take(clientOf(request.identity, request.client), size);
+  }
+
+  function subscriptionBytesError(variables: Readonly<Record<string, unknown>> | null): GraphQLError {
+    return codedError(
+      `This client's subscriptions keep as many characters of variables as one client may (${subscriptionBytes.perClient}); this one's would be ${variablesSize(variables)} more. End a subscription before starting another.`,
+      GraphQLErrorCode.SubscriptionVariablesLimit,
+    );
   }
 
   /**
@@ -658,11 +695,13 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     const { analysis } = ready;
     if (!isAsyncIterable(subscribed)) {
       if (leftNoRootField(subscribed.errors?.[0])) return requestErrors([noRootField()]);
-      return { result: finishResult(subscribed, analysis, request), requestError: !('data' in subscribed) };
+      return { result: finishResult(subscribed, analysis, request.requestId), requestError: !('data' in subscribed) };
     }
+    // The stream keeps the request's id, not the request: its unused variables are let go.
+    const requestId = request.requestId;
     const stream = mapAsyncIterable(
       subscribed,
-      (result) => finishResult(result, analysis, request),
+      (result) => finishResult(result, analysis, requestId),
       () => abort.abort(new Error('The subscription ended.')),
     );
     return { stream };
@@ -688,7 +727,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     const analysis = ready.analysis;
     // A traced result is written by JSON.stringify: the generated writers are for small results.
     const writer = trace ? null : ready.writer;
-    if (!(executed instanceof Promise)) return { result: finishResult(executed, analysis, request), requestError: !('data' in executed), writer, rate };
+    if (!(executed instanceof Promise)) return { result: finishResult(executed, analysis, request.requestId), requestError: !('data' in executed), writer, rate };
     request.onClientGone?.(() => abort.abort(new Error('The client closed the connection.')));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<null>((resolve) => {
@@ -701,7 +740,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
         const error = codedError(`Execution timed out after ${timeoutMs} ms.`, GraphQLErrorCode.Timeout);
         return { result: { errors: [error], data: null }, requestError: false, rate };
       }
-      return { result: finishResult(result, analysis, request), requestError: !('data' in result), writer, rate };
+      return { result: finishResult(result, analysis, request.requestId), requestError: !('data' in result), writer, rate };
     });
   }
 
@@ -729,7 +768,7 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
   }
 
   /** Codes on every error, unexpected errors masked in production, and the cost report. */
-  function finishResult(result: ExecutionResult, analysis: Analysis | null, request: OperationRequest<Raw>): ExecutionResult {
+  function finishResult(result: ExecutionResult, analysis: Analysis | null, requestId: string | undefined): ExecutionResult {
     let errors = result.errors;
     if (errors !== undefined) {
       const isVariableError = !('data' in result);
@@ -739,14 +778,14 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
         // carry their original's extensions); anything else thrown is a fault, hidden in production.
         const original = error.originalError;
         if (production && original != null && !(original instanceof GraphQLError)) {
-          const requestId = request.requestId ?? randomUUID();
-          log({ level: 'error', message: `Unexpected error in a resolver: ${error.message}`, requestId, error: original ?? error });
+          const errorId = requestId ?? randomUUID();
+          log({ level: 'error', message: `Unexpected error in a resolver: ${error.message}`, requestId: errorId, error: original ?? error });
           return new GraphQLError('Unexpected error.', {
             nodes: error.nodes,
             source: error.source,
             positions: error.positions,
             path: error.path,
-            extensions: { code: GraphQLErrorCode.InternalServerError, requestId },
+            extensions: { code: GraphQLErrorCode.InternalServerError, requestId: errorId },
           });
         }
         return withCode(error, GraphQLErrorCode.InternalServerError);
@@ -836,6 +875,33 @@ function traceRefusal(trace: unknown, allowed: boolean): OperationResult | null 
     return requestErrors([codedError('Execution traces are not available on this server; send the request without "extensions.trace".', GraphQLErrorCode.TraceNotAllowed)]);
   }
   return null;
+}
+
+/** The characters of JSON a subscription's variables take (their values'; names are the operation's). */
+function variablesSize(variables: Readonly<Record<string, unknown>> | null): number {
+  let size = 0;
+  for (const name in variables) size += jsonSize(variables[name]);
+  return size;
+}
+
+/** What holdVariables answers for a subscription that keeps no variables. */
+const NOTHING_HELD = (): void => undefined;
+
+/** The subscription's outcome, with `release` called once its stream ends, or at once when it did not start. */
+function releasedAtEnd(started: Promise<OperationResult | OperationStream>, release: () => void): Promise<OperationResult | OperationStream> {
+  return started.then(
+    (outcome) => {
+      if (!('stream' in outcome)) {
+        release();
+        return outcome;
+      }
+      return { ...outcome, stream: mapAsyncIterable(outcome.stream, (result) => result, release) };
+    },
+    (error: unknown) => {
+      release();
+      throw error;
+    },
+  );
 }
 
 /** The variables an operation declares, from those a request sent: the others are never read. */

@@ -129,7 +129,7 @@ export function attachWebSocket(
       { headers: req.headers, raw: req, client: { remoteAddress: req.socket.remoteAddress, forwardedFor: req.headers['x-forwarded-for'] } },
     );
     sockets.set(ws, connection);
-    ws.on('message', (data: RawData, isBinary: boolean) => {
+    const handle = (data: RawData, isBinary: boolean): void => {
       if (isBinary) {
         ws.close(CloseCode.BadRequest, 'Binary messages are not supported');
         connection.closed();
@@ -144,7 +144,8 @@ export function attachWebSocket(
         ws.close(CloseCode.InternalServerError, 'Internal server error');
         connection.closed();
       }
-    });
+    };
+    ws.on('message', inTurns(ws, handle));
     ws.on('pong', () => alive.add(ws));
     ws.on('close', () => {
       release();
@@ -226,4 +227,47 @@ function originCheck(allowed: ReadonlyArray<string> | '*' | undefined): (origin:
 function positive(value: number, name: string): number {
   if (!Number.isInteger(value) || value <= 0) throw new TypeError(`websocket.${name} must be a positive whole number, got ${String(value)}.`);
   return value;
+}
+
+/** A message at least this large makes the connection's next ones wait for the next turn of the event loop. */
+const TURN_BYTES = 64 * 1024;
+
+/**
+ * ws reads every frame a socket has buffered in one go, and emits each as a message at once:
+ * a client that sends a dozen near-1 MiB subscribes in a burst would hold the event loop for
+ * all of them (each is parsed, hashed and checked). After a large message, the connection's
+ * next ones are queued and handled one per turn, the socket paused meanwhile so that the queue
+ * is no larger than what was already read: the other connections and requests get their turns
+ * in between. Small messages, the usual ones, are handled at once as before.
+ */
+function inTurns(ws: WebSocket, handle: (data: RawData, isBinary: boolean) => void): (data: RawData, isBinary: boolean) => void {
+  /** Messages waiting for their turn; null when none wait and the last one was small. */
+  let queue: Array<[RawData, boolean]> | null = null;
+  const next = (): void => {
+    const waiting = queue?.shift();
+    if (waiting === undefined) {
+      queue = null;
+      ws.resume();
+      return;
+    }
+    handle(waiting[0], waiting[1]);
+    setImmediate(next);
+  };
+  return (data, isBinary) => {
+    if (queue !== null) {
+      queue.push([data, isBinary]);
+      return;
+    }
+    handle(data, isBinary);
+    if (sizeOf(data) >= TURN_BYTES) {
+      queue = [];
+      ws.pause();
+      setImmediate(next);
+    }
+  };
+}
+
+function sizeOf(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((total, part) => total + part.length, 0);
+  return data.byteLength;
 }
