@@ -77,7 +77,7 @@ describe('what graphql-js throws is a 400, never a 500', () => {
     const query = 'subscription ($s: Boolean!) { ticks(topic: "t") @skip(if: $s) }';
     const message = byMajor({
       16: 'The document could not be validated: Argument "if" of required type "Boolean!" was provided the variable "$s" which was not provided a runtime value.',
-      17: 'Subscription must not use `@skip` or `@include` directives in the top level selection.',
+      17: 'Anonymous Subscription must not use `@skip` or `@include` directives in the top level selection.',
     });
     const posted = await postJson(server.url, { query, variables: { s: false } }, GRAPHQL_RESPONSE);
     const got = await send(`${server.url}?query=${encodeURIComponent(query)}`, { headers: { accept: GRAPHQL_RESPONSE } });

@@ -37,6 +37,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { WebSocket } from 'ws';
@@ -136,9 +138,23 @@ function targetNamed(name: TargetName): Target {
   return target;
 }
 
+/**
+ * The process's resident memory after a full collection: what is kept, not the garbage of the
+ * last few megabyte-sized cases. The worker has no `gc` of its own; the flag turns it on for
+ * contexts made from then on.
+ */
 function residentMemory(): number {
-  globalThis.gc?.();
+  collectGarbage();
   return process.memoryUsage().rss;
+}
+
+let collector: (() => void) | null = null;
+function collectGarbage(): void {
+  if (collector === null) {
+    v8.setFlagsFromString('--expose-gc');
+    collector = vm.runInNewContext('gc') as () => void;
+  }
+  collector();
 }
 
 /** Publishes a review to the demo's subscribers, as addReview does. */
@@ -319,6 +335,9 @@ function summary(request: HttpRequest, answer: Answer | null): string {
 /** What is wrong with an HTTP answer to a request: nothing, for an answer within the laws. */
 function answerProblems(request: HttpRequest, answer: Answer, target: Target): string[] {
   if (answer.status >= 500) return [`status ${answer.status}`];
+  // A header block too large, refused by node's parser before the method was seen in the read
+  // that failed (a HEAD must get no body): the status alone, as node answers (clientError.ts).
+  if (answer.status === 431 && answer.text === '') return [];
   const type = answer.headers['content-type'] ?? '';
   if (type.startsWith('text/event-stream')) return streamProblems(answer);
   if (answer.text === '') return answer.status === 204 || answer.status === 304 || request.method === 'HEAD' ? [] : [`status ${answer.status} with an empty body`];
@@ -1602,6 +1621,6 @@ describe('the process after every transport', () => {
 
   it(`has grown its resident memory by less than ${RSS_GROWTH_LIMIT / 1024 / 1024} MB over every run`, () => {
     const grown = residentMemory() - rssBefore;
-    expect(grown, `RSS grew by ${(grown / 1024 / 1024).toFixed(1)} MB (${globalThis.gc === undefined ? 'without' : 'after'} a garbage collection)`).toBeLessThan(RSS_GROWTH_LIMIT);
+    expect(grown, `RSS grew by ${(grown / 1024 / 1024).toFixed(1)} MB (after a garbage collection)`).toBeLessThan(RSS_GROWTH_LIMIT);
   });
 });

@@ -609,6 +609,21 @@ describe('a request node\'s HTTP parser refuses', () => {
   });
 });
 
+describe('a HEAD request node\'s parser refuses', () => {
+  const server = serveDuringSuite({ maxHeaderBytes: 4096 });
+
+  it('gets the status of the refusal and an empty body, as node answers', async () => {
+    const received = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(server.port, '127.0.0.1', () => socket.end(`HEAD /api/${'x'.repeat(8 * 1024)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`));
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(received).toBe('HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+  });
+});
+
 describe('a header block larger than maxHeaderBytes', () => {
   it('is answered 431 HEADERS_TOO_LARGE before any handler runs, and the server keeps serving', async () => {
     const started = await startServer({ maxHeaderBytes: 4096, authenticate: [KEYS] });

@@ -128,11 +128,7 @@ export function jwtAuth(options: JwtAuthOptions): Authenticator {
     } catch (error) {
       return refusal(error, algorithms);
     }
-    // Whole seconds, as jose counts for nbf: an iat exactly the tolerance ahead is still accepted.
-    const now = Math.floor(Date.now() / 1000);
-    if (payload.iat !== undefined && payload.iat > now + tolerance) {
-      return invalidCredential('Bearer', 'The token was issued in the future ("iat" is later than now).');
-    }
+    if (issuedInTheFuture(payload.iat, tolerance)) return invalidCredential('Bearer', 'The token was issued in the future ("iat" is later than now).');
     const exp = payload.exp as number;
     if (maxLifetime !== null && exp - Date.now() / 1000 > maxLifetime) {
       return invalidCredential('Bearer', `The token expires more than ${maxLifetime} seconds from now; this server accepts shorter-lived tokens only.`);
@@ -243,4 +239,9 @@ function claimMessage(claim: unknown, fallback: string): string {
     default:
       return `The token is not valid: ${fallback}.`;
   }
+}
+
+/** An `iat` later than now plus the tolerance, in whole seconds as jose counts for nbf: one exactly the tolerance ahead is still accepted. */
+function issuedInTheFuture(iat: number | undefined, toleranceSeconds: number): boolean {
+  return iat !== undefined && iat > Math.floor(Date.now() / 1000) + toleranceSeconds;
 }

@@ -2,7 +2,8 @@
  * The answer to a request node's HTTP parser refuses before any of our code sees it: a request
  * line with a raw byte over 0x7f, a header block over maxHeaderBytes, a malformed chunk, a
  * client too slow to send its headers. Node's own answer is an empty body with no code; every
- * other refusal of this server is `{ error: { code, message } }`, and so is this one.
+ * other refusal of this server is `{ error: { code, message } }`, and so is this one whenever
+ * the request is known not to be a HEAD (see knownNotHead); otherwise the status alone.
  *
  * There is no request or response object at that point: the answer is written to the socket
  * as it is, and the connection closes (the parser's state is lost, so nothing after it on the
@@ -32,7 +33,7 @@ export function parserRefusal(code: string | undefined, maxHeaderBytes: number):
  * socket go. A response already under way on the connection (a pipelined request) cannot be
  * followed by another: node checks the same before its own answer.
  */
-export function answerClientError(error: Error & { code?: string }, socket: Duplex, maxHeaderBytes: number): void {
+export function answerClientError(error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex, maxHeaderBytes: number): void {
   const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || pending?.headersSent === true) {
     socket.destroy();
@@ -41,11 +42,24 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   const [refusal, message] = parserRefusal(error.code, maxHeaderBytes);
   const body = httpErrorBody(refusal, message);
   const status = refusal[1];
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
-      'Content-Type: application/json; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      'Connection: close\r\n\r\n' +
-      body,
-  );
+  const statusLine = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n`;
+  // The answer to a HEAD has no body, and a client would read one as garbage after it: the
+  // JSON goes only to a request known not to be a HEAD. The others get node's own empty answer.
+  if (!knownNotHead(error.rawPacket)) {
+    socket.end(`${statusLine}Content-Length: 0\r\nConnection: close\r\n\r\n`);
+    return;
+  }
+  socket.end(`${statusLine}Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/**
+ * Whether the refused request is known not to be a HEAD, from the bytes node was parsing
+ * (`rawPacket`: the read that failed). It may begin with earlier requests of the connection, or
+ * in the middle of a request line too long for one read: only a read that starts with a method
+ * and holds no HEAD request line anywhere is known.
+ */
+function knownNotHead(packet: Buffer | undefined): boolean {
+  if (packet === undefined) return false;
+  const text = packet.toString('latin1', 0, Math.min(packet.length, 1 << 20));
+  return /^[A-Z]+ /.test(text) && !/(?:^|\n)HEAD /.test(text);
 }
