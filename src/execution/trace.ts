@@ -133,7 +133,11 @@ export class ExecutionTracer implements DispatchObserver {
   private readonly tasks = new Map<Task, number>();
   /** Promises returned by resolvers, not settled yet, and the calls that returned them (one promise may be returned by several calls: a cached load). */
   private readonly pending = new Map<PromiseLike<unknown>, number[]>();
-  /** Once the trace is handed out, later events (a batch nobody awaited settling) no longer change it. */
+  /**
+   * Once the trace is handed out, later events no longer change it: a batch nobody awaited
+   * settling, or work that still starts after the result (graphql 17 answers as soon as a null
+   * has reached the root, while a batch queued before it is dispatched all the same).
+   */
   private finished = false;
 
   /** Whole nanoseconds since the start. */
@@ -143,6 +147,7 @@ export class ExecutionTracer implements DispatchObserver {
 
   /** A resolver is about to be called (its arguments and info are ready): returns its index. */
   resolverCalled(field: FieldPlan, path: ResponsePath, task: Task | undefined): number {
+    if (this.finished) return -1;
     const index = this.resolvers.length;
     const entry: ResolverTrace = {
       path: pathToArray(path).join('.'),
@@ -163,6 +168,7 @@ export class ExecutionTracer implements DispatchObserver {
 
   /** The resolver returned `value` (undefined when it threw). */
   resolverReturned(index: number, value: unknown): void {
+    if (this.finished) return;
     const entry = this.resolvers[index] as ResolverTrace;
     if (!isPromiseLike(value)) {
       entry.durationNs = this.now() - entry.startNs;
@@ -186,6 +192,7 @@ export class ExecutionTracer implements DispatchObserver {
   }
 
   batchStarted(loader: string, keys: ReadonlyArray<unknown>): number {
+    if (this.finished) return -1;
     const index = this.batches.length;
     const listed = keys.length > MAX_TRACED_KEYS ? keys.slice(0, MAX_TRACED_KEYS) : keys;
     const entry: BatchTrace =
