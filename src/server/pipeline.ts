@@ -365,9 +365,11 @@ export function createPipeline<Raw = unknown>(options: PipelineOptions<Raw>): Op
     maxBytes: options.documentCacheBytes ?? DEFAULT_DOCUMENT_CACHE_BYTES,
     sizeOf: (query) => query.length * DOCUMENT_BYTES_PER_CHARACTER + 1024,
   });
+  // A known request keeps its ready operation, and so its document and plans, alive after the
+  // document cache has let them go: it is sized as the document it holds.
   const knownRequests = new LruCache<string, KnownRequest>(options.documentCacheSize ?? 1000, {
     maxBytes: KNOWN_REQUEST_CACHE_BYTES,
-    sizeOf: (text) => text.length * 8 + 512,
+    sizeOf: (text) => text.length * DOCUMENT_BYTES_PER_CHARACTER + 512,
   });
   // With introspection for some roles, documents are validated as for everyone, and whether
   // they introspect is checked per caller (see mayIntrospect).
