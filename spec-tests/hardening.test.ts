@@ -332,6 +332,31 @@ describe('refusals are charged to the rate limits', () => {
   });
 });
 
+describe('a refused credential in connection_init is charged as well', () => {
+  let demo: DemoResourceServer;
+  beforeAll(async () => {
+    demo = await startDemoResources({ extra: { rateLimit: { requests: { limit: 3, windowSeconds: 60 } } } });
+  });
+  afterAll(() => demo.close());
+
+  it('closes with 4403 and the reason while the address has budget, then with 4403 saying it is spent', async () => {
+    const reasons: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const client = await RawClient.open(`ws://127.0.0.1:${demo.port}/graphql`);
+      client.send({ type: 'connection_init', payload: { 'x-api-key': 'not-a-key' } });
+      const closed = await client.closed;
+      expect(closed.code).toBe(4403);
+      reasons.push(closed.reason.replace(/\d+ seconds/, 'N seconds'));
+    }
+    expect(reasons).toEqual([
+      'Forbidden: The API key is not valid.',
+      'Forbidden: The API key is not valid.',
+      'Forbidden: The API key is not valid.',
+      'Forbidden: Rate limit exceeded: try again in N seconds.',
+    ]);
+  });
+});
+
 describe('the work of validating a large new document is charged', () => {
   let demo: DemoResourceServer;
   beforeAll(async () => {

@@ -24,8 +24,9 @@ import type { OperationPipeline, OperationRequest, RequestParams } from '../../s
 import { AuthError } from '../../security/authError.ts';
 import type { RequestHeaders } from '../../security/authenticate.ts';
 import { readParamsCredential } from '../../security/credentials.ts';
+import { ANONYMOUS } from '../../security/identity.ts';
 import type { Identity } from '../../security/identity.ts';
-import type { ClientInfo } from '../../ratelimit/rateLimiter.ts';
+import type { ClientInfo, RateRefusal } from '../../ratelimit/rateLimiter.ts';
 import { codedError } from '../../server/errors.ts';
 import { resultText } from '../resultText.ts';
 
@@ -195,8 +196,11 @@ class GraphQLConnection<Raw> implements Connection {
     if (outcome instanceof AuthError) {
       // 503 (the issuer could not be asked) is not the client's fault, but the socket cannot
       // wait: 4500 tells it to try again, 4403 that its credential was refused.
-      const code = outcome.status === 503 ? CloseCode.InternalServerError : CloseCode.Forbidden;
-      this.close(code, `Forbidden: ${outcome.message}`);
+      if (outcome.status === 503) {
+        this.close(CloseCode.InternalServerError, `Forbidden: ${outcome.message}`);
+        return;
+      }
+      this.refused(outcome);
       return;
     }
     if (this.initTimer !== null) clearTimeout(this.initTimer);
@@ -210,6 +214,25 @@ class GraphQLConnection<Raw> implements Connection {
       }
     }
     this.send({ type: MessageType.ConnectionAck });
+  }
+
+  /**
+   * A credential refused: charged to the client's address as over HTTP, so that guessing
+   * credentials over sockets costs the same budget. The socket closes with 4403 either way; its
+   * reason says when the budget is spent.
+   */
+  private refused(error: AuthError): void {
+    const closeWith = (refusal: RateRefusal | null) =>
+      this.close(CloseCode.Forbidden, refusal === null ? `Forbidden: ${error.message}` : `Forbidden: ${refusal.message}`);
+    let charged: ReturnType<OperationPipeline<Raw>['charge']>;
+    try {
+      charged = this.pipeline.charge(ANONYMOUS, this.upgrade.client ?? {});
+    } catch {
+      closeWith(null);
+      return;
+    }
+    if (charged instanceof Promise) charged.then(closeWith, () => closeWith(null));
+    else closeWith(charged);
   }
 
   private subscribe(id: string, params: RequestParams): void {
