@@ -15,24 +15,13 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { HandmadeSocket, Opcode, RawClient, startRealtimeServer, within } from './support/realtime.ts';
-import type { Closed, RealtimeServer, RealtimeServerOptions, ServerMessage } from './support/realtime.ts';
+import { HandmadeSocket, Opcode, RawClient, rawClientForTest, serveForTest, startRealtimeServer, within } from './support/realtime.ts';
+import type { Closed, RealtimeServer, ServerMessage } from './support/realtime.ts';
 
 const RUNS = Number(process.env.WS_RUNS ?? 200);
 const SEED = process.env.WS_SEED === undefined ? undefined : Number(process.env.WS_SEED);
 const PATH = process.env.WS_PATH;
 
-async function serve(options: RealtimeServerOptions = {}): Promise<RealtimeServer> {
-  const server = await startRealtimeServer(options);
-  onTestFinished(() => server.close());
-  return server;
-}
-
-async function rawClient(server: RealtimeServer): Promise<RawClient> {
-  const client = await RawClient.open(server.wsUrl);
-  onTestFinished(() => client.terminate());
-  return client;
-}
 
 async function handmade(server: RealtimeServer): Promise<HandmadeSocket> {
   const socket = await HandmadeSocket.open(server.port);
@@ -58,7 +47,7 @@ function subscribeTicks(id: string, topic: string): object {
 
 /** An acknowledged client with one live subscription to topic. */
 async function subscribedClient(server: RealtimeServer, topic: string): Promise<RawClient> {
-  const client = await rawClient(server);
+  const client = await rawClientForTest(server);
   await client.init();
   client.send(subscribeTicks('live', topic));
   await eventually(() => expect(server.subscribers(topic)).toBeGreaterThan(0));
@@ -95,7 +84,7 @@ function messagesOf(errors: unknown[]): string[] {
 
 describe('frames the server cannot take', () => {
   it('closes on text that is not JSON with 4400, and ends the socket\'s subscriptions', async () => {
-    const server = await serve();
+    const server = await serveForTest();
     const client = await subscribedClient(server, 'garbage');
     client.send('\u0000\u0001 not json {');
     expect(await client.closedWithin()).toEqual({ code: 4400, reason: 'Invalid message received: not JSON' });
@@ -103,7 +92,7 @@ describe('frames the server cannot take', () => {
   });
 
   it('closes on a binary frame with 4400 "Binary messages are not supported", and ends the socket\'s subscriptions', async () => {
-    const server = await serve();
+    const server = await serveForTest();
     const client = await subscribedClient(server, 'binary');
     client.sendBinary(Buffer.from(JSON.stringify({ type: 'ping' })));
     expect(await client.closedWithin()).toEqual({ code: 4400, reason: 'Binary messages are not supported' });
@@ -111,7 +100,7 @@ describe('frames the server cannot take', () => {
   });
 
   it('closes on a 10 MB text frame with 1009 (larger than the default maxPayloadBytes, 1 MiB), and ends the socket\'s subscriptions', async () => {
-    const server = await serve();
+    const server = await serveForTest();
     const client = await subscribedClient(server, 'huge');
     client.send(JSON.stringify({ type: 'ping', payload: { padding: 'x'.repeat(10 * 1024 * 1024) } }));
     expect(await client.closedWithin(5000)).toEqual({ code: 1009, reason: '' });
@@ -119,16 +108,16 @@ describe('frames the server cannot take', () => {
   });
 
   it('takes a frame just under maxPayloadBytes', async () => {
-    const server = await serve({ websocket: { maxPayloadBytes: 64 * 1024 } });
-    const client = await rawClient(server);
+    const server = await serveForTest({ websocket: { maxPayloadBytes: 64 * 1024 } });
+    const client = await rawClientForTest(server);
     const padding = 'x'.repeat(64 * 1024 - 100);
     client.send({ type: 'ping', payload: { padding } });
     expect(await client.next()).toEqual({ type: 'pong', payload: { padding } });
   });
 
   it('closes with 1009 past a maxPayloadBytes the server sets', async () => {
-    const server = await serve({ websocket: { maxPayloadBytes: 1024 } });
-    const client = await rawClient(server);
+    const server = await serveForTest({ websocket: { maxPayloadBytes: 1024 } });
+    const client = await rawClientForTest(server);
     await client.init();
     client.send({ type: 'ping', payload: { padding: 'x'.repeat(2048) } });
     expect(await client.closedWithin()).toEqual({ code: 1009, reason: '' });
@@ -136,7 +125,7 @@ describe('frames the server cannot take', () => {
   });
 
   it('closes on a text frame that is not UTF-8 with 1007, and ends the socket\'s subscriptions', async () => {
-    const server = await serve();
+    const server = await serveForTest();
     const socket = await handmade(server);
     socket.sendText({ type: 'connection_init' });
     socket.sendText(subscribeTicks('live', 'latin1'));
@@ -150,7 +139,7 @@ describe('frames the server cannot take', () => {
   });
 
   it('closes on an unmasked client frame with 1002', async () => {
-    const server = await serve();
+    const server = await serveForTest();
     const socket = await handmade(server);
     const text = Buffer.from('{"type":"connection_init"}');
     socket.socket.write(Buffer.concat([Buffer.from([0x81, text.length]), text]));
@@ -163,7 +152,7 @@ describe('frames the server cannot take', () => {
   });
 
   it('ignores every message that follows a fatal one in the same read: nothing after a 4400 subscribes', async () => {
-    const server = await serve();
+    const server = await serveForTest();
     const socket = await handmade(server);
     socket.sendText({ type: 'connection_init' });
     socket.sendText('not json');
@@ -190,7 +179,7 @@ describe('messages of the wrong shape', () => {
     ['a boolean', true],
     ['an empty string', ''],
   ])('closes on subscribe whose id is %s with 4400, and ends the socket\'s subscriptions', async (_what, id) => {
-    const server = await serve();
+    const server = await serveForTest();
     const client = await subscribedClient(server, 'bad-id');
     client.send({ id, type: 'subscribe', payload: { query: '{ hello }' } });
     expect(await client.closedWithin()).toEqual({ code: 4400, reason: 'Invalid message received: subscribe needs a non-empty string "id"' });
@@ -202,7 +191,7 @@ describe('messages of the wrong shape', () => {
     ['null', null],
     ['an object', {}],
   ])('closes on complete whose id is %s with 4400', async (_what, id) => {
-    const server = await serve();
+    const server = await serveForTest();
     const client = await subscribedClient(server, 'bad-complete');
     client.send({ id, type: 'complete' });
     expect(await client.closedWithin()).toEqual({ code: 4400, reason: 'Invalid message received: complete needs a non-empty string "id"' });
@@ -215,7 +204,7 @@ describe('messages of the wrong shape', () => {
     ['connection_terminate', 'unexpected type "connection_terminate"'],
     ['', 'unexpected type ""'],
   ])('closes on the unknown type %j with 4400', async (type, reason) => {
-    const server = await serve();
+    const server = await serveForTest();
     const client = await subscribedClient(server, 'unknown-type');
     client.send({ id: 'x', type, payload: {} });
     expect(await client.closedWithin()).toEqual({ code: 4400, reason: `Invalid message received: ${reason}` });
@@ -223,8 +212,8 @@ describe('messages of the wrong shape', () => {
   });
 
   it('keeps a close reason within 123 bytes whatever the message', async () => {
-    const server = await serve();
-    const client = await rawClient(server);
+    const server = await serveForTest();
+    const client = await rawClientForTest(server);
     client.send({ type: '😀'.repeat(100) });
     const closed = await client.closedWithin();
     expect(closed.code).toBe(4400);
@@ -235,8 +224,8 @@ describe('messages of the wrong shape', () => {
 
 describe('storms and dropped sockets', () => {
   it('runs exactly maxSubscriptionsPerConnection (default 100) of a storm of 500 subscribes, refuses the other 400 with TOO_MANY_SUBSCRIPTIONS, and ends all 100 when the socket closes', async () => {
-    const server = await serve();
-    const client = await rawClient(server);
+    const server = await serveForTest();
+    const client = await rawClientForTest(server);
     await client.init();
     for (let index = 0; index < 500; index++) client.send(subscribeTicks(`s${index}`, 'storm'));
     const answers = await client.settle();
@@ -256,8 +245,8 @@ describe('storms and dropped sockets', () => {
   });
 
   it('leaves no subscription behind when many subscribed sockets are dropped without a close frame', async () => {
-    const server = await serve();
-    const clients = await Promise.all(Array.from({ length: 40 }, () => rawClient(server)));
+    const server = await serveForTest();
+    const clients = await Promise.all(Array.from({ length: 40 }, () => rawClientForTest(server)));
     for (const [index, client] of clients.entries()) {
       await client.init();
       for (const topic of ['dropped-a', 'dropped-b', 'dropped-c']) client.send(subscribeTicks(`${topic}-${index}`, topic));
@@ -274,9 +263,9 @@ describe('storms and dropped sockets', () => {
   });
 
   it('leaves no subscription behind when sockets are dropped right after subscribing, before the server has subscribed', async () => {
-    const server = await serve();
+    const server = await serveForTest();
     for (let round = 0; round < 30; round++) {
-      const client = await rawClient(server);
+      const client = await rawClientForTest(server);
       client.send({ type: 'connection_init' });
       for (let index = 0; index < 5; index++) client.send(subscribeTicks(`r${index}`, 'hasty'));
       client.terminate();
@@ -287,10 +276,10 @@ describe('storms and dropped sockets', () => {
   });
 
   it('leaves no subscription behind when sockets open and close in a loop while subscribing and completing', async () => {
-    const server = await serve();
+    const server = await serveForTest();
     await Promise.all(
       Array.from({ length: 20 }, async (_, index) => {
-        const client = await rawClient(server);
+        const client = await rawClientForTest(server);
         await client.init();
         client.send(subscribeTicks('a', 'churn'));
         client.send(subscribeTicks('b', 'churn'));
@@ -305,7 +294,7 @@ describe('storms and dropped sockets', () => {
 
 describe('peers that stop answering or reading', () => {
   it('terminates a half-open socket that never answers pings within a few keep-alive periods, and ends its subscriptions', async () => {
-    const server = await serve({ websocket: { keepAliveMs: 100 } });
+    const server = await serveForTest({ websocket: { keepAliveMs: 100 } });
     const socket = await handmade(server);
     socket.sendText({ type: 'connection_init' });
     socket.sendText(subscribeTicks('live', 'half-open'));
@@ -319,7 +308,7 @@ describe('peers that stop answering or reading', () => {
   });
 
   it('keeps a socket that answers pings open across many keep-alive periods', async () => {
-    const server = await serve({ websocket: { keepAliveMs: 50 } });
+    const server = await serveForTest({ websocket: { keepAliveMs: 50 } });
     const client = await subscribedClient(server, 'alive');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(server.sockets()).toBe(1);
@@ -329,7 +318,7 @@ describe('peers that stop answering or reading', () => {
   });
 
   it('terminates a socket that stops reading once maxBufferedBytes are waiting to be sent, and ends its subscriptions', async () => {
-    const server = await serve({ websocket: { maxBufferedBytes: 64 * 1024 } });
+    const server = await serveForTest({ websocket: { maxBufferedBytes: 64 * 1024 } });
     const socket = await handmade(server);
     socket.sendText({ type: 'connection_init' });
     socket.sendText(subscribeTicks('live', 'slow-reader'));
@@ -353,7 +342,7 @@ describe('peers that stop answering or reading', () => {
   });
 
   it('on shutdown, ends at once the subscriptions of a peer that never answers the close frame, and resolves within shutdownGraceMs', async () => {
-    const server = await serve({ shutdownGraceMs: 100 });
+    const server = await serveForTest({ shutdownGraceMs: 100 });
     const socket = await handmade(server);
     socket.sendText({ type: 'connection_init' });
     socket.sendText(subscribeTicks('live', 'deaf'));
@@ -374,12 +363,12 @@ describe('peers that stop answering or reading', () => {
 describe("failures in the server's own hooks", () => {
   it('answers an operation whose context factory throws with an INTERNAL_SERVER_ERROR error message, and does not crash', async () => {
     const caught = collectUncaught();
-    const server = await serve({
+    const server = await serveForTest({
       context: () => {
         throw new Error('The context factory failed.');
       },
     });
-    const client = await rawClient(server);
+    const client = await rawClientForTest(server);
     await client.init();
     client.send({ id: 'ctx', type: 'subscribe', payload: { query: '{ hello }' } });
     const answer = await client.next(500).catch((error: unknown) => error);
@@ -390,7 +379,7 @@ describe("failures in the server's own hooks", () => {
 
   it('closes with 4500 "Internal server error" when an authenticator throws, and does not crash', async () => {
     const caught = collectUncaught();
-    const server = await serve({
+    const server = await serveForTest({
       authenticate: [
         {
           scheme: 'ApiKey',
@@ -400,7 +389,7 @@ describe("failures in the server's own hooks", () => {
         },
       ],
     });
-    const client = await rawClient(server);
+    const client = await rawClientForTest(server);
     client.send({ type: 'connection_init', payload: { 'x-api-key': 'any' } });
     const closed = await client.closedWithin(500).catch((error: unknown) => error);
     expect(messagesOf(caught)).toEqual([]);
@@ -408,10 +397,10 @@ describe("failures in the server's own hooks", () => {
   });
 
   it('closes with 4500 "Internal server error" when an authenticator rejects', async () => {
-    const server = await serve({
+    const server = await serveForTest({
       authenticate: [{ scheme: 'ApiKey', authenticate: () => Promise.reject(new Error('The key store is unreachable.')) }],
     });
-    const client = await rawClient(server);
+    const client = await rawClientForTest(server);
     client.send({ type: 'connection_init', payload: { 'x-api-key': 'any' } });
     expect(await client.closedWithin()).toEqual({ code: 4500, reason: 'Internal server error' });
   });

@@ -17,8 +17,8 @@ import { apiKeyAuth, createServer, hashApiKey, makeSchema } from '../src/index.t
 import type { Authenticator, AuthRequest } from '../src/index.ts';
 import { byMajor } from './support/graphqlMajor.ts';
 import { closeNow, json, listenOnLoopback, postJson } from './support/httpServer.ts';
-import { RawClient, startRealtimeServer } from './support/realtime.ts';
-import type { RealtimeServer, RealtimeServerOptions } from './support/realtime.ts';
+import { rawClientForTest, serveForTest } from './support/realtime.ts';
+import type { RealtimeServer } from './support/realtime.ts';
 
 // ---------------------------------------------------------------------------------------------
 // connection_init: a credential named twice
@@ -26,18 +26,6 @@ import type { RealtimeServer, RealtimeServerOptions } from './support/realtime.t
 
 const READER_KEY = 'sk_live_reader_7d1f9b3e5c2a4680bdf1';
 
-/** A real-time server for this test only, closed when it finishes. */
-async function serveRealtime(options: RealtimeServerOptions): Promise<RealtimeServer> {
-  const server = await startRealtimeServer(options);
-  onTestFinished(() => server.close());
-  return server;
-}
-
-async function rawClient(server: RealtimeServer): Promise<RawClient> {
-  const client = await RawClient.open(server.wsUrl);
-  onTestFinished(() => client.terminate());
-  return client;
-}
 
 /**
  * A server whose authentication is recorded: the API key authenticator, behind one that writes
@@ -52,7 +40,7 @@ async function serveWithRecordedAuthentication(): Promise<{ server: RealtimeServ
       return null;
     },
   };
-  const server = await serveRealtime({
+  const server = await serveForTest({
     authenticate: [recorder, apiKeyAuth({ keys: [{ id: 'reader-key', hash: hashApiKey(READER_KEY), roles: ['reader'] }] })],
     requireAuthentication: true,
   });
@@ -73,7 +61,7 @@ describe('ConnectionInit: a credential named twice in different cases', () => {
     ['three spellings of Authorization (the first two named)', { Authorization: 'a', authorization: 'b', AUTHORIZATION: 'c' }, 'Authorization', 'authorization'],
   ])('closes with 4400 naming both members when the payload has %s, before any authenticator is asked', async (_title, payload, first, second) => {
     const { server, asked } = await serveWithRecordedAuthentication();
-    const client = await rawClient(server);
+    const client = await rawClientForTest(server);
     client.send({ type: 'connection_init', payload });
     expect(await client.closedWithin()).toEqual({ code: 4400, reason: repeatedReason(first, second) });
     expect(client.received).toEqual([]);
@@ -82,7 +70,7 @@ describe('ConnectionInit: a credential named twice in different cases', () => {
 
   it('fits the longest such reason, two spellings of Authorization, in the 123 bytes a close frame allows, uncut', async () => {
     const { server } = await serveWithRecordedAuthentication();
-    const client = await rawClient(server);
+    const client = await rawClientForTest(server);
     client.send({ type: 'connection_init', payload: { AUTHORIZATION: 'a', Authorization: 'b' } });
     const reason = repeatedReason('AUTHORIZATION', 'Authorization');
     expect(Buffer.byteLength(reason)).toBeLessThanOrEqual(123);
@@ -91,14 +79,14 @@ describe('ConnectionInit: a credential named twice in different cases', () => {
 
   it('accepts one credential member spelled in any case of ASCII letters', async () => {
     const { server, asked } = await serveWithRecordedAuthentication();
-    const client = await rawClient(server);
+    const client = await rawClientForTest(server);
     await client.init({ 'X-API-KEY': READER_KEY });
     expect(asked.map((request) => request.credential)).toEqual([{ scheme: 'ApiKey', value: READER_KEY }]);
   });
 
   it('refuses Authorization beside X-API-Key, two different credentials, as HTTP does: 4403 with readCredential’s message', async () => {
     const { server } = await serveWithRecordedAuthentication();
-    const client = await rawClient(server);
+    const client = await rawClientForTest(server);
     client.send({ type: 'connection_init', payload: { authorization: `ApiKey ${READER_KEY}`, 'x-api-key': READER_KEY } });
     expect(await client.closedWithin()).toEqual({
       code: 4403,
@@ -111,7 +99,7 @@ describe('ConnectionInit: a credential named twice in different cases', () => {
     ['null as Authorization in a headers object', { headers: { Authorization: null } }, 'Authorization'],
   ])('closes with 4403 naming the member when the payload has %s, a credential that is not a string', async (_title, payload, name) => {
     const { server, asked } = await serveWithRecordedAuthentication();
-    const client = await rawClient(server);
+    const client = await rawClientForTest(server);
     client.send({ type: 'connection_init', payload });
     expect(await client.closedWithin()).toEqual({ code: 4403, reason: `Forbidden: the credential in connection_init ("${name}") must be a string` });
     expect(asked).toEqual([]);
@@ -119,7 +107,7 @@ describe('ConnectionInit: a credential named twice in different cases', () => {
 
   it('does not take a member whose name folds to x-api-key only outside ASCII (a Kelvin sign for the k) for a credential', async () => {
     const { server, asked } = await serveWithRecordedAuthentication();
-    const client = await rawClient(server);
+    const client = await rawClientForTest(server);
     client.send({ type: 'connection_init', payload: { 'x-api-\u212Aey': READER_KEY } });
     expect(await client.closedWithin()).toEqual({
       code: 4403,
@@ -252,8 +240,8 @@ describe('production hides suggestions ("Did you mean …") on graphql 16 and 17
   });
 
   it('answers a misspelled field in a WebSocket subscribe without a suggestion in production', async () => {
-    const server = await serveRealtime({ production: true });
-    const client = await rawClient(server);
+    const server = await serveForTest({ production: true });
+    const client = await rawClientForTest(server);
     await client.init();
     client.send({ id: '1', type: 'subscribe', payload: { query: '{ helo }' } });
     expect(await client.next()).toEqual({

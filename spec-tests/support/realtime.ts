@@ -19,6 +19,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type { Socket } from 'node:net';
+import { onTestFinished } from 'vitest';
 import { WebSocket } from 'ws';
 import type { ClientOptions, RawData } from 'ws';
 import { createPubSub, createServer, makeSchema } from '../../src/index.ts';
@@ -642,4 +643,18 @@ export async function openEventStream(url: string, body: unknown, headers: Recor
 /** The headers of a fetch response, as a plain object (lower-case names). */
 export function headersOf(response: Response): Record<string, string> {
   return Object.fromEntries(response.headers.entries());
+}
+
+/** A real-time server for the running test only, closed when it finishes. */
+export async function serveForTest(options: RealtimeServerOptions = {}): Promise<RealtimeServer> {
+  const server = await startRealtimeServer(options);
+  onTestFinished(() => server.close());
+  return server;
+}
+
+/** A raw protocol client of the running test only, terminated when it finishes. */
+export async function rawClientForTest(server: RealtimeServer): Promise<RawClient> {
+  const client = await RawClient.open(server.wsUrl);
+  onTestFinished(() => client.terminate());
+  return client;
 }
