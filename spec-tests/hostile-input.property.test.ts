@@ -46,6 +46,7 @@ import type { RawData } from 'ws';
 import type { LogEntry } from '../src/index.ts';
 import { REVIEW_CREATED } from '../src/demo/librarySchema.ts';
 import { SUBPROTOCOL, within } from './support/realtime.ts';
+import { fixtureGraphiqlAssets, type FixtureAssets } from './support/graphiqlAssets.ts';
 import { startDemoResources } from './support/resources.ts';
 import type { DemoResourceServer } from './support/resources.ts';
 
@@ -99,8 +100,11 @@ interface Target {
 const targets = new Map<TargetName, Target>();
 let rssBefore = 0;
 let heapBefore = 0;
+/** A GraphiQL build of our own, so that a browser's GET gets the IDE whether or not this machine built it. */
+let graphiqlAssets: FixtureAssets;
 
 beforeAll(async () => {
+  graphiqlAssets = await fixtureGraphiqlAssets();
   for (const name of TARGET_NAMES) targets.set(name, await startTarget(name));
   for (const target of targets.values()) await expectServing(target);
   rssBefore = residentMemory();
@@ -109,6 +113,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([...targets.values()].map(closeWithin));
+  await graphiqlAssets.remove();
 }, SHUTDOWN_MS + 5000);
 
 /** Closes a server, failing (rather than hanging the suite) if its shutdown() has not resolved SHUTDOWN_MS later. */
@@ -132,6 +137,7 @@ async function startTarget(name: TargetName): Promise<Target> {
       production,
       csrfPrevention: true,
       cors: { origins: [APP_ORIGIN] },
+      ...(production ? {} : { graphiql: { assetsDirectory: graphiqlAssets.directory } }),
       shutdownGraceMs: SHUTDOWN_GRACE_MS,
       log: (entry) => {
         if (entry.level === 'error') faults.push(entry);
