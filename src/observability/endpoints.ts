@@ -9,7 +9,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { HttpErrorCode, httpErrorBody } from '../server/errors.ts';
+import { HttpErrorCode, httpErrorBody } from '../errors/codes.ts';
 import { LIVE_BODY } from './health.ts';
 import type { Readiness } from './health.ts';
 import { CONTENT_TYPE } from './metrics.ts';

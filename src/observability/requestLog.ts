@@ -22,7 +22,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { write as fsWrite } from 'node:fs';
-import type { LogEntry } from '../server/pipeline.ts';
+import type { LogEntry } from './logEntry.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export const LOG_LEVELS: ReadonlyArray<LogLevel> = ['debug', 'info', 'warn', 'error', 'silent'];

@@ -34,7 +34,7 @@ import { inspect } from '../jsutils/inspect.ts';
 import { LruCache } from '../jsutils/lruCache.ts';
 import { asRedis, loadIoredis } from '../server/loadIoredis.ts';
 import type { IoredisClient } from '../server/ioredisClient.ts';
-import { GraphQLErrorCode, codedError } from '../server/errors.ts';
+import { GraphQLErrorCode, codedError } from '../errors/codes.ts';
 import { CacheCounts } from '../observability/cacheCounts.ts';
 import { redisReadiness } from '../observability/health.ts';
 import type { ReadinessCheck } from '../observability/health.ts';

@@ -58,14 +58,18 @@ import { clientAddress } from '../ratelimit/clientAddress.ts';
 import type { Budget } from '../ratelimit/tokenBucket.ts';
 import { createDocumentResolver } from '../security/trustedDocuments.ts';
 import type { PersistedQueriesOptions, TrustedDocumentsOptions } from '../security/trustedDocuments.ts';
-import { GraphQLErrorCode, codedError, withCode } from './errors.ts';
+import { GraphQLErrorCode, codedError, withCode } from '../errors/codes.ts';
 import { CacheCounts } from '../observability/cacheCounts.ts';
 import type { ReadinessCheck } from '../observability/health.ts';
 import { NO_ROOT_FIELD_MESSAGE, assertUsableSchema } from '../language/graphqlCompat.ts';
 import { SubscriptionGroups } from './sharedSubscriptions.ts';
 
-/** A value now, or a promise of it: the pipeline answers synchronously when execution is synchronous. */
-export type MaybePromise<T> = T | Promise<T>;
+import type { PromiseOrValue } from '../jsutils/promiseOrValue.ts';
+import type { LogEntry } from '../observability/logEntry.ts';
+
+export type { LogEntry };
+/** The public name of PromiseOrValue in this package's API before 0.2. */
+export type MaybePromise<T> = PromiseOrValue<T>;
 
 /** What a context factory receives beside the transport's request. */
 export interface OperationScope {
@@ -78,13 +82,6 @@ export interface OperationScope {
   readonly identity: Identity;
   /** What a WebSocket client sent with `connection_init` (undefined over HTTP). */
   readonly connectionParams: Readonly<Record<string, unknown>> | undefined;
-}
-
-export interface LogEntry {
-  level: 'error' | 'info';
-  message: string;
-  requestId?: string;
-  error?: unknown;
 }
 
 export interface PipelineOptions<Raw = unknown> extends AuthenticationOptions {

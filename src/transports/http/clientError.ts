@@ -11,8 +11,8 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { HttpErrorCode, httpErrorBody } from '../../server/errors.ts';
-import type { HttpError } from '../../server/errors.ts';
+import { HttpErrorCode, httpErrorBody } from '../../errors/codes.ts';
+import type { HttpError } from '../../errors/codes.ts';
 
 /** The refusal for each parser error node reports (its `code`), as node itself would pick its status. */
 export function parserRefusal(code: string | undefined, maxHeaderBytes: number): [HttpError, string] {

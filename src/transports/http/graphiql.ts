@@ -18,9 +18,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import { HttpErrorCode, httpErrorBody } from '../../server/errors.ts';
-import type { HttpError } from '../../server/errors.ts';
-import type { MaybePromise } from '../../server/pipeline.ts';
+import { HttpErrorCode, httpErrorBody } from '../../errors/codes.ts';
+import type { HttpError } from '../../errors/codes.ts';
+import type { PromiseOrValue as MaybePromise } from '../../jsutils/promiseOrValue.ts';
 import type { HandlerResponse, PlainRequest } from './handler.ts';
 import { etagOf, headerOf, matchesEtag, mediaRanges } from './headers.ts';
 import { memoizeText } from '../../jsutils/lruCache.ts';

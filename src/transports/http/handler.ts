@@ -25,8 +25,8 @@ import type { ExecutionResult } from 'graphql';
 import { checkBatchSize } from '../../analysis/limits.ts';
 import type { SelectionPlan } from '../../execution/plan.ts';
 import { stringifyData } from '../../execution/compileStringify.ts';
-import { GraphQLErrorCode, HttpErrorCode, codedError, httpErrorBody } from '../../server/errors.ts';
-import type { HttpError } from '../../server/errors.ts';
+import { GraphQLErrorCode, HttpErrorCode, codedError, httpErrorBody } from '../../errors/codes.ts';
+import type { HttpError } from '../../errors/codes.ts';
 import { SMALL_REQUEST, createPipeline, readParams } from '../../server/pipeline.ts';
 import type {
   KnownRequest,

@@ -23,8 +23,8 @@ import type { HandlerOptions, HandlerResponse, PlainRequest } from './handler.ts
 import { EventStream } from './eventStream.ts';
 import { attachWebSocket } from '../ws/server.ts';
 import type { WebSocketOptions, WebSocketTransport } from '../ws/server.ts';
-import { HttpErrorCode, httpErrorBody } from '../../server/errors.ts';
-import type { HttpError } from '../../server/errors.ts';
+import { HttpErrorCode, httpErrorBody } from '../../errors/codes.ts';
+import type { HttpError } from '../../errors/codes.ts';
 import { OperationalRoutes } from '../../observability/endpoints.ts';
 import type { MetricsOptions } from '../../observability/endpoints.ts';
 import { Readiness } from '../../observability/health.ts';

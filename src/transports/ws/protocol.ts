@@ -27,7 +27,7 @@ import { readParamsCredential } from '../../security/credentials.ts';
 import { ANONYMOUS } from '../../security/identity.ts';
 import type { Identity } from '../../security/identity.ts';
 import type { ClientInfo, RateRefusal } from '../../ratelimit/rateLimiter.ts';
-import { codedError } from '../../server/errors.ts';
+import { codedError } from '../../errors/codes.ts';
 import { resultText } from '../resultText.ts';
 
 /** The close codes of the protocol, by the names graphql-ws gives them. */
