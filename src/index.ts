@@ -69,7 +69,7 @@ export { CloseCode as WebSocketCloseCode } from './transports/ws/protocol.ts';
 export type { RateLimitOptions, BudgetOption, RatePolicy, RateStanding, RateRefusal, ClientInfo } from './ratelimit/rateLimiter.ts';
 export { RateLimitErrorCode } from './ratelimit/rateLimiter.ts';
 export type { RateLimitStore, BucketCharge, BudgetName } from './ratelimit/store.ts';
-export type { IoredisClient } from './server/ioredisClient.ts';
+export type { IoredisClient } from './redis/ioredisClient.ts';
 export { TrustedDocumentErrorCode } from './security/trustedDocuments.ts';
 export type { PersistedQueriesOptions, TrustedDocumentsOptions } from './security/trustedDocuments.ts';
 export { createEventBus } from './events/eventBus.ts';

@@ -40,7 +40,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
-import { loadIoredis } from '../../src/server/loadIoredis.ts';
+import { loadIoredis } from '../../src/redis/loadIoredis.ts';
 import { FileStore, JOURNAL_FILE } from '../../src/webhooks/fileStore.ts';
 import { RedisWebhookStore } from '../../src/webhooks/redisStore.ts';
 import type { WebhookStore } from '../../src/webhooks/store.ts';

@@ -39,7 +39,7 @@
  */
 import type { Redis, RedisOptions } from 'ioredis';
 import { inspect } from '../jsutils/inspect.ts';
-import { loadIoredis } from '../server/loadIoredis.ts';
+import { loadIoredis } from '../redis/loadIoredis.ts';
 import type { ReadinessCheck } from '../observability/health.ts';
 import { DEFAULT_BUFFER_SIZE, Fanout, assertOpen, assertTopic, readBufferSize, readOptions } from './pubsub.ts';
 import type { PubSub } from './pubsub.ts';

@@ -14,8 +14,8 @@
  * that is served as usual.
  */
 import type { Redis } from 'ioredis';
-import { asRedis, loadIoredis } from '../server/loadIoredis.ts';
-import type { IoredisClient } from '../server/ioredisClient.ts';
+import { asRedis, loadIoredis } from '../redis/loadIoredis.ts';
+import type { IoredisClient } from '../redis/ioredisClient.ts';
 import { redisReadiness } from '../observability/health.ts';
 import type { ReadinessCheck } from '../observability/health.ts';
 import type { BucketCharge, RateLimitStore } from './store.ts';

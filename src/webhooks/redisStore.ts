@@ -29,7 +29,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { loadIoredis } from '../server/loadIoredis.ts';
+import { loadIoredis } from '../redis/loadIoredis.ts';
 import { redisReadiness } from '../observability/health.ts';
 import type { ReadinessCheck } from '../observability/health.ts';
 import type { AttemptOutcome, ClaimedDelivery, Delivery, WebhookEndpoint, WebhookEvent, WebhookStore } from './store.ts';
