@@ -22,3 +22,18 @@ export function signatureHeader(secrets: ReadonlyArray<string>, id: string, time
   const signed = `${id}.${timestamp}.${body}`;
   return secrets.map((secret) => `v1,${createHmac('sha256', Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64')).update(signed).digest('base64')}`).join(' ');
 }
+
+/**
+ * The headers of one attempt: the event's id, the attempt's time and the body's signature with
+ * every secret in force at `now` (milliseconds since the epoch).
+ */
+export function deliveryHeaders(secretsInForce: ReadonlyArray<string>, eventId: string, now: number, body: string): Record<string, string> {
+  const timestamp = Math.floor(now / 1000);
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'graphql-engine-webhooks',
+    'webhook-id': eventId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signatureHeader(secretsInForce, eventId, timestamp, body),
+  };
+}
