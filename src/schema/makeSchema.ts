@@ -206,113 +206,127 @@ function checkResolversMatchSchema(schema: GraphQLSchema, resolvers: Map<string,
  * types; authorization rules go into the `extensions.auth` of their types and fields.
  */
 function rebuildSchema(base: GraphQLSchema, resolvers: Map<string, unknown>, authorization: CheckedAuthorization): GraphQLSchema {
-  const rebuilt = new Map<string, GraphQLNamedType>();
-  const named = (type: GraphQLNamedType): GraphQLNamedType => rebuilt.get(type.name) ?? type;
-  function wire<T extends GraphQLType>(type: T): T {
-    if (isNonNullType(type)) return new GraphQLNonNull(wire(type.ofType)) as T;
-    if (isListType(type)) return new GraphQLList(wire(type.ofType)) as T;
-    return named(type as GraphQLNamedType) as T;
+  return new SchemaRebuilder(resolvers, authorization).rebuild(base);
+}
+
+/**
+ * One rebuild. The new types reference each other through `rebuilt`: fields, interfaces and
+ * union members are thunks, read once every type exists, so each reference finds the new type.
+ */
+class SchemaRebuilder {
+  private readonly rebuilt = new Map<string, GraphQLNamedType>();
+  private readonly resolvers: Map<string, unknown>;
+  private readonly authorization: CheckedAuthorization;
+
+  constructor(resolvers: Map<string, unknown>, authorization: CheckedAuthorization) {
+    this.resolvers = resolvers;
+    this.authorization = authorization;
   }
-  // Defaults were coerced when graphql-js first built the types, before enum internal values
-  // and custom scalar parsers existed: coerce them again from the SDL, against the new types.
-  const withDefault = <C extends GraphQLArgumentConfig | GraphQLInputFieldConfig>(config: C): C => {
-    const type = wire(config.type);
+
+  rebuild(base: GraphQLSchema): GraphQLSchema {
+    for (const type of Object.values(base.getTypeMap())) {
+      if (isIntrospectionType(type) || isSpecifiedScalarType(type)) continue;
+      this.rebuilt.set(type.name, this.rebuildType(type, this.resolvers.get(type.name) as Record<string, unknown> | undefined));
+    }
+    const root = (type: GraphQLObjectType | null | undefined) => (type ? (this.named(type) as GraphQLObjectType) : undefined);
+    const config = base.toConfig();
+    const schemaRule = this.authorization.schema;
+    return new GraphQLSchema({
+      ...config,
+      extensions: schemaRule === null ? config.extensions : { ...config.extensions, auth: schemaRule },
+      query: root(config.query),
+      mutation: root(config.mutation),
+      subscription: root(config.subscription),
+      types: [...this.rebuilt.values()],
+      directives: config.directives.map((directive) =>
+        directive instanceof GraphQLDirective && !isBuiltInDirective(directive.name)
+          ? new GraphQLDirective({ ...directive.toConfig(), args: this.wireArgs(directive.toConfig().args) })
+          : directive,
+      ),
+    });
+  }
+
+  /** The type again, with `own` (the resolvers given for it) folded in. */
+  private rebuildType(type: GraphQLNamedType, own: Record<string, unknown> | undefined): GraphQLNamedType {
+    if (isObjectType(type)) {
+      const config = type.toConfig();
+      return new GraphQLObjectType({
+        ...config,
+        extensions: this.withRule(config.extensions, type.name),
+        isTypeOf: (own?.__isTypeOf as GraphQLIsTypeOfFn<unknown, unknown> | undefined) ?? config.isTypeOf,
+        interfaces: () => config.interfaces.map((each) => this.wire(each)),
+        fields: () => this.wireFields(type.name, config.fields),
+      });
+    }
+    if (isInterfaceType(type)) {
+      const config = type.toConfig();
+      return new GraphQLInterfaceType({
+        ...config,
+        extensions: this.withRule(config.extensions, type.name),
+        resolveType: (own?.__resolveType as GraphQLTypeResolver<unknown, unknown> | undefined) ?? config.resolveType,
+        interfaces: () => config.interfaces.map((each) => this.wire(each)),
+        fields: () => this.wireFields(type.name, config.fields),
+      });
+    }
+    if (isUnionType(type)) {
+      const config = type.toConfig();
+      return new GraphQLUnionType({
+        ...config,
+        resolveType: (own?.__resolveType as GraphQLTypeResolver<unknown, unknown> | undefined) ?? config.resolveType,
+        types: () => config.types.map((each) => this.wire(each)),
+      });
+    }
+    if (isInputObjectType(type)) {
+      const config = type.toConfig();
+      return new GraphQLInputObjectType({ ...config, fields: () => mapValues(config.fields, (field) => this.withDefault(field)) });
+    }
+    if (isEnumType(type)) {
+      const config = type.toConfig();
+      const values = mapValues(config.values, (value, valueName) => (own !== undefined && Object.hasOwn(own, valueName) ? { ...value, value: own[valueName] } : value));
+      return new GraphQLEnumType({ ...config, values });
+    }
+    return withScalarFunctions(type as GraphQLScalarType, own);
+  }
+
+  private named(type: GraphQLNamedType): GraphQLNamedType {
+    return this.rebuilt.get(type.name) ?? type;
+  }
+
+  /** The same type, wrappers kept, its named type replaced by the rebuilt one. */
+  private wire<T extends GraphQLType>(type: T): T {
+    if (isNonNullType(type)) return new GraphQLNonNull(this.wire(type.ofType)) as T;
+    if (isListType(type)) return new GraphQLList(this.wire(type.ofType)) as T;
+    return this.named(type as GraphQLNamedType) as T;
+  }
+
+  /**
+   * Defaults were coerced when graphql-js first built the types, before enum internal values
+   * and custom scalar parsers existed: coerce them again from the SDL, against the new types.
+   */
+  private withDefault<C extends GraphQLArgumentConfig | GraphQLInputFieldConfig>(config: C): C {
+    const type = this.wire(config.type);
     const literal = config.astNode?.defaultValue;
     return literal === undefined ? { ...config, type } : { ...config, type, defaultValue: valueFromAST(literal, type) };
-  };
-  const withRule = <E>(extensions: E, coordinate: string): E => {
-    const rule = authorization.rules.get(coordinate);
+  }
+
+  private withRule<E>(extensions: E, coordinate: string): E {
+    const rule = this.authorization.rules.get(coordinate);
     return rule === undefined ? extensions : { ...extensions, auth: rule };
-  };
-  const wireArgs = (args: Record<string, GraphQLArgumentConfig> | undefined) => mapValues(args ?? {}, withDefault);
-  const wireFields = (typeName: string, fields: Record<string, GraphQLFieldConfig<unknown, unknown>>) => {
-    const typeResolvers = (resolvers.get(typeName) ?? {}) as TypeResolvers;
+  }
+
+  private wireArgs(args: Record<string, GraphQLArgumentConfig> | undefined): Record<string, GraphQLArgumentConfig> {
+    return mapValues(args ?? {}, (arg) => this.withDefault(arg));
+  }
+
+  private wireFields(typeName: string, fields: Record<string, GraphQLFieldConfig<unknown, unknown>>): Record<string, GraphQLFieldConfig<unknown, unknown>> {
+    const typeResolvers = (this.resolvers.get(typeName) ?? {}) as TypeResolvers;
     return mapValues(fields, (field, fieldName) => {
       const given = typeResolvers[fieldName] as FieldResolverConfig | undefined;
       const resolverParts = typeof given === 'function' ? { resolve: given } : (given ?? {});
-      const extensions = withRule(field.extensions, `${typeName}.${fieldName}`);
-      return { ...field, ...resolverParts, extensions, type: wire(field.type), args: wireArgs(field.args) };
+      const extensions = this.withRule(field.extensions, `${typeName}.${fieldName}`);
+      return { ...field, ...resolverParts, extensions, type: this.wire(field.type), args: this.wireArgs(field.args) };
     });
-  };
-
-  for (const type of Object.values(base.getTypeMap())) {
-    if (isIntrospectionType(type) || isSpecifiedScalarType(type)) continue;
-    const own = resolvers.get(type.name) as Record<string, unknown> | undefined;
-    if (isObjectType(type)) {
-      const config = type.toConfig();
-      rebuilt.set(
-        type.name,
-        new GraphQLObjectType({
-          ...config,
-          extensions: withRule(config.extensions, type.name),
-          isTypeOf: (own?.__isTypeOf as GraphQLIsTypeOfFn<unknown, unknown> | undefined) ?? config.isTypeOf,
-          interfaces: () => config.interfaces.map(wire),
-          fields: () => wireFields(type.name, config.fields),
-        }),
-      );
-    } else if (isInterfaceType(type)) {
-      const config = type.toConfig();
-      rebuilt.set(
-        type.name,
-        new GraphQLInterfaceType({
-          ...config,
-          extensions: withRule(config.extensions, type.name),
-          resolveType: (own?.__resolveType as GraphQLTypeResolver<unknown, unknown> | undefined) ?? config.resolveType,
-          interfaces: () => config.interfaces.map(wire),
-          fields: () => wireFields(type.name, config.fields),
-        }),
-      );
-    } else if (isUnionType(type)) {
-      const config = type.toConfig();
-      rebuilt.set(
-        type.name,
-        new GraphQLUnionType({
-          ...config,
-          resolveType: (own?.__resolveType as GraphQLTypeResolver<unknown, unknown> | undefined) ?? config.resolveType,
-          types: () => config.types.map(wire),
-        }),
-      );
-    } else if (isInputObjectType(type)) {
-      const config = type.toConfig();
-      rebuilt.set(
-        type.name,
-        new GraphQLInputObjectType({
-          ...config,
-          fields: () => mapValues(config.fields, withDefault),
-        }),
-      );
-    } else if (isEnumType(type)) {
-      const config = type.toConfig();
-      rebuilt.set(
-        type.name,
-        new GraphQLEnumType({
-          ...config,
-          values: mapValues(config.values, (value, valueName) =>
-            own !== undefined && Object.hasOwn(own, valueName) ? { ...value, value: own[valueName] } : value,
-          ),
-        }),
-      );
-    } else if (isScalarType(type)) {
-      rebuilt.set(type.name, withScalarFunctions(type, own));
-    }
   }
-
-  const root = (type: GraphQLObjectType | null | undefined) =>
-    type ? (named(type) as GraphQLObjectType) : undefined;
-  const config = base.toConfig();
-  return new GraphQLSchema({
-    ...config,
-    extensions: authorization.schema === null ? config.extensions : { ...config.extensions, auth: authorization.schema },
-    query: root(config.query),
-    mutation: root(config.mutation),
-    subscription: root(config.subscription),
-    types: [...rebuilt.values()],
-    directives: config.directives.map((directive) =>
-      directive instanceof GraphQLDirective && !isBuiltInDirective(directive.name)
-        ? new GraphQLDirective({ ...directive.toConfig(), args: wireArgs(directive.toConfig().args) })
-        : directive,
-    ),
-  });
 }
 
 /**
