@@ -16,8 +16,8 @@
  * (scheduler.ts) sends it once no resolver can progress without it; elsewhere, it goes after
  * the current tick, as DataLoader does.
  */
-import { LoadPromise, currentTask, dispatchObserver, enableLevelBatching } from './scheduler.ts';
-import type { Dispatchable } from './scheduler.ts';
+import { LoadPromise, currentTask } from './scheduler.ts';
+import type { DispatchObserver, Dispatchable } from './scheduler.ts';
 import { describe } from '../jsutils/describe.ts';
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
 
@@ -46,6 +46,20 @@ interface QueuedKey<K, V, C> {
 }
 
 const OPTION_NAMES = ['maxBatchSize', 'cacheKeyFn', 'cache', 'name'];
+
+/**
+ * Whether a BatchLoader has been constructed in this process. Each execution reads it when it
+ * starts (execution/execution.ts): only then does it track its resolver calls as tasks of a
+ * batch scheduler (scheduler.ts), whose AsyncLocalStorage makes every promise in the process a
+ * little dearer on Node 20, so a program that never batches never pays for it. Process-wide by
+ * nature: once AsyncLocalStorage has run, every promise pays anyway.
+ */
+let constructedAny = false;
+
+/** Whether a BatchLoader has been constructed in this process (see constructedAny). */
+export function batchLoadersExist(): boolean {
+  return constructedAny;
+}
 
 export class BatchLoader<K, V, C = K> implements Dispatchable {
   private readonly batchFn: BatchFunction<K, V>;
@@ -87,7 +101,7 @@ export class BatchLoader<K, V, C = K> implements Dispatchable {
     this.cacheKeyFn = options.cacheKeyFn;
     this.cache = cache ? new Map() : null;
     this.name = name;
-    enableLevelBatching();
+    constructedAny = true;
   }
 
   /** The value for `key`: null when the batch had no result for it. */
@@ -152,11 +166,16 @@ export class BatchLoader<K, V, C = K> implements Dispatchable {
 
   /** Sends every queued key now, in chunks of at most `maxBatchSize`. */
   dispatch(): void {
+    this.dispatchObserved(null);
+  }
+
+  /** dispatch(), telling `observer` (a traced execution's, from its scheduler) of each batch. */
+  dispatchObserved(observer: DispatchObserver | null): void {
     if (this.queue.size === 0) return;
     const queued = [...this.queue.values()];
     this.queue = new Map();
     for (let start = 0; start < queued.length; start += this.maxBatchSize) {
-      this.runBatch(queued.slice(start, start + this.maxBatchSize));
+      this.runBatch(queued.slice(start, start + this.maxBatchSize), observer);
     }
   }
 
@@ -178,11 +197,10 @@ export class BatchLoader<K, V, C = K> implements Dispatchable {
     );
   }
 
-  private runBatch(batch: ReadonlyArray<QueuedKey<K, V, C>>): void {
+  private runBatch(batch: ReadonlyArray<QueuedKey<K, V, C>>, observer: DispatchObserver | null): void {
     const keys = batch.map((entry) => entry.key);
-    // A traced execution's scheduler is sending this batch: its trace hears when it starts and
-    // when its answer comes (before its loads settle, while their waiters are still known).
-    const observer = dispatchObserver();
+    // A traced execution's scheduler sends this batch: its trace hears when it starts and when
+    // its answer comes (before its loads settle, while their waiters are still known).
     const traced = observer === null ? -1 : observer.batchStarted(this.name, keys);
     let result: BatchResult<K, V> | PromiseLike<BatchResult<K, V>>;
     try {

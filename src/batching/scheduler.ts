@@ -27,9 +27,11 @@
  * out anyway. This only ever fires on such a hidden wait, or on a resolver stuck for that long
  * on slow I/O. It is a guard against a hang, never the way batches are normally formed.
  *
- * COST. AsyncLocalStorage makes every promise a little dearer on Node 20, so it is switched on
- * only once a `BatchLoader` has been constructed in the process; executions that started
- * before then, and programs that never batch, pay nothing.
+ * COST. AsyncLocalStorage makes every promise a little dearer on Node 20, and once it has run a
+ * task it stays on for the whole process. So an execution makes a scheduler (and runs tasks)
+ * only when a `BatchLoader` has been constructed in the process (batchLoader.ts
+ * `batchLoadersExist`, read where each execution starts: execution/execution.ts); executions
+ * that started before then, and programs that never batch, pay nothing.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
@@ -38,7 +40,8 @@ export const STALL_MS = 50;
 
 /** Something that holds queued loads: the scheduler only tells it when to send them. */
 export interface Dispatchable {
-  dispatch(): void;
+  /** Sends every queued load now; `observer` (a traced execution's) hears of each batch. */
+  dispatchObserved(observer: DispatchObserver | null): void;
 }
 
 /**
@@ -52,33 +55,12 @@ export interface DispatchObserver {
   batchSettled(batch: number, loads: ReadonlyArray<LoadPromise<unknown>>): void;
 }
 
+/** The task the code running now runs for, carried through its awaits. */
 const taskScope = new AsyncLocalStorage<Task>();
-let levelBatching = false;
-/**
- * The observer of the scheduler sending loads right now. A loader's dispatch runs its batch
- * function synchronously, so a variable set around the dispatch is how the loader finds it,
- * without BatchLoader's public `dispatch()` taking an argument.
- */
-let observing: DispatchObserver | null = null;
-
-/** The observer of the dispatch under way (read by a BatchLoader as it calls its batch function). */
-export function dispatchObserver(): DispatchObserver | null {
-  return observing;
-}
-
-/** Called by the first BatchLoader: from now on, executions track their tasks. */
-export function enableLevelBatching(): void {
-  levelBatching = true;
-}
-
-/** A scheduler for a new execution, or null while no loader exists (nothing to schedule). */
-export function newScheduler(): BatchScheduler | null {
-  return levelBatching ? new BatchScheduler() : null;
-}
 
 /** The task the calling code runs for, if it runs under an execution that tracks tasks. */
 export function currentTask(): Task | undefined {
-  return levelBatching ? taskScope.getStore() : undefined;
+  return taskScope.getStore();
 }
 
 /** Runs `fn(...args)` as a new task of `scheduler`: its awaits, and the loads it awaits, count as this task's. */
@@ -156,17 +138,7 @@ export class BatchScheduler {
     }
     const loaders = [...this.queued];
     this.queued.clear();
-    if (this.observer === null) {
-      for (const loader of loaders) loader.dispatch();
-      return;
-    }
-    const previous = observing;
-    observing = this.observer;
-    try {
-      for (const loader of loaders) loader.dispatch();
-    } finally {
-      observing = previous;
-    }
+    for (const loader of loaders) loader.dispatchObserved(this.observer);
   }
 
   private armStallTimer(): void {

@@ -1,25 +1,27 @@
 /**
- * Generated code for the plain reads of a selection plan, and why. (The engine writes
- * JavaScript at run time in one other place, the JSON writers of compileStringify.ts.)
+ * Fast path: generated readers. Once a selection plan has completed COMPILE_AFTER objects, one
+ * JavaScript function is generated for its field list, which does what the interpreted loop does.
  *
- * The interpreter (execute.ts `executeFields`) reads `source[field.fieldName]` and writes
- * `result[field.responseName]` for every field of every object. Those are keyed accesses with
- * names that change from field to field, so V8 serves them from its megamorphic stub cache. A
- * closure made per field would not help: V8 shares the inline caches of every closure made
- * from one function literal. Only code whose text names the property gets monomorphic loads
- * and stores, and an object literal allocates the result in its final shape at once. Measured
- * on the nested-lists benchmark, a plan interpreter reduced to its bare loop spends 2.4× the
- * time of the same loop generated this way.
+ * Reference path it must agree with: execute.ts `executeSelectionSet` (the interpreted loop over
+ * the fields, with its plain reads, plainReads.ts) and, for every field that is not a plain read
+ * or whose value is not in shape, execute.ts `executeField` itself, called from the generated
+ * code. Proved by spec-tests/compiled-fields.test.ts (the same operations before and after
+ * compilation, against graphql-js) and spec-tests/plain-reads.test.ts.
  *
- * So, once a selection plan has completed enough objects to be worth it (COMPILE_AFTER), we
- * generate one function for it. For each field, in order:
- *  - a plain read (plan.ts `PlainRead`): read the property, store a value already in shape, and
- *    hand anything else (a thrown getter, a promise, a value needing coercion) to the general
- *    path with the value already read;
- *  - any other field: call the general path (execute.ts `executeField`), exactly as the
- *    interpreter would, so resolvers still run in field order and see earlier stores.
- * Nothing else changes: errors, promises, cost and the deferred failures of pendingWork.ts are
- * the interpreter's, called from the generated code.
+ * Why generate: the interpreted loop reads `source[field.fieldName]` and writes
+ * `result[field.responseName]` with names that change from field to field, so V8 serves those
+ * keyed accesses from its megamorphic stub cache. A closure made per field would not help: V8
+ * shares the inline caches of every closure made from one function literal. Only code whose text
+ * names the property gets monomorphic loads and stores, and an object literal allocates the
+ * result in its final shape at once. (The figures are in docs/benchmarks.md.)
+ *
+ * For each field, in order, the generated function:
+ *  - for a plain read: reads the property (propertyRead.ts), stores a value already in shape
+ *    (leafValues.ts `isCoercedLeaf`, else `PlainRead.completed`), and hands anything else (a
+ *    thrown getter, a promise, a value needing coercion) to `executeField` with the value read;
+ *  - for any other field: calls `executeField`, exactly as the loop would, so resolvers still
+ *    run in field order and see earlier stores.
+ * Errors, promises, cost and the deferred failures of pendingWork.ts are the reference path's.
  *
  * Safety: the generated text contains only field and response names, each checked to be a
  * GraphQL Name (`/^[_A-Za-z][_0-9A-Za-z]*$/`, which is also a JavaScript identifier), and
@@ -28,14 +30,16 @@
  * never compiled. Where code generation is disallowed (`--disallow-code-generation-from-strings`,
  * or a policy that forbids `new Function`), everything is interpreted.
  */
-import type { FieldPlan } from './plan.ts';
-import { PlainLeaf } from './plan.ts';
+import type { FieldPlan, SelectionPlan } from './plan.ts';
+import { isCoercedLeaf } from './leafValues.ts';
+import { NOT_PLAIN } from './plainReads.ts';
+import { FailedRead, NOT_READ } from './propertyRead.ts';
 
 /**
  * Runs every field of a selection plan on one source object (an object, with no custom default
  * resolver in play) and returns the new result object; throws what the interpreter would throw.
  */
-export type CompiledFields<Exec> = (exec: Exec, source: object, path: unknown) => Record<string, unknown>;
+export type CompiledFields = (exec: never, source: object, path: unknown) => Record<string, unknown>;
 
 /** Objects a selection plan completes before it is compiled: a one-off query is not worth a compilation. */
 export const COMPILE_AFTER = 32;
@@ -51,24 +55,32 @@ export function isGeneratedName(name: string): boolean {
   return GRAPHQL_NAME.test(name) && name !== '__proto__';
 }
 
-/** `value` already in shape for a built-in scalar, as PlainRead checks it. */
-const INLINE_CHECKS: Partial<Record<PlainLeaf, string>> = {
-  [PlainLeaf.String]: "typeof value === 'string'",
-  [PlainLeaf.Int]: "typeof value === 'number' && (value | 0) === value",
-  [PlainLeaf.Float]: "typeof value === 'number' && Number.isFinite(value)",
-  [PlainLeaf.Boolean]: "typeof value === 'boolean'",
-};
+/**
+ * The reference path the generated code calls for every field it does not store itself:
+ * execute.ts `executeField(exec, field, source, result, path, alreadyRead)`.
+ */
+export type GeneralPath = (exec: never, field: FieldPlan, source: unknown, result: Record<string, unknown>, path: unknown, alreadyRead: unknown) => void;
 
-/** What the generated code calls back into, supplied by execute.ts. */
-export interface CompilerRuntime<Exec> {
-  /** execute.ts `executeField(exec, field, source, result, path, alreadyRead)`. */
-  general: (exec: Exec, field: FieldPlan, source: unknown, result: Record<string, unknown>, path: unknown, alreadyRead: unknown) => void;
-  /** The marker for "not read yet": the general path reads the property itself. */
-  notRead: unknown;
-  /** Wraps an error thrown by a getter, so that the general path raises it as the field's error. */
-  failedRead: (error: unknown) => unknown;
-  /** What `PlainRead.completed` returns for a value that must go the general way. */
-  notPlain: unknown;
+/**
+ * What this module keeps on each selection plan (SelectionPlan.reader), written by this module
+ * only: how many objects were completed without generated code, and the generated function
+ * (undefined until decided, null when it is not compiled).
+ */
+export interface GeneratedReader {
+  uses: number;
+  compiled: CompiledFields | null | undefined;
+}
+
+/**
+ * The generated function for a selection plan's fixed field list, counting this use: undefined
+ * until the plan has been used COMPILE_AFTER times, then the function, or null when it cannot be
+ * compiled.
+ */
+export function generatedReaderFor(selections: SelectionPlan, general: GeneralPath): CompiledFields | null | undefined {
+  const reader = selections.reader;
+  const compiled = reader.compiled;
+  if (compiled !== undefined || ++reader.uses < COMPILE_AFTER) return compiled;
+  return (reader.compiled = compileFields(selections.fields as ReadonlyArray<FieldPlan>, general));
 }
 
 /**
@@ -87,10 +99,7 @@ export function whyNotCompiled(fields: ReadonlyArray<FieldPlan>): string | null 
  * The generated function for this field list, or null when it cannot or should not be
  * compiled. The fields must be a selection plan's fixed list (not one chosen by variables).
  */
-export function compileFields<Exec extends { actualCost: number | null }>(
-  fields: ReadonlyArray<FieldPlan>,
-  runtime: CompilerRuntime<Exec>,
-): CompiledFields<Exec> | null {
+function compileFields(fields: ReadonlyArray<FieldPlan>, general: GeneralPath): CompiledFields | null {
   if (whyNotCompiled(fields) !== null) return null;
 
   const lines: string[] = [];
@@ -105,14 +114,13 @@ export function compileFields<Exec extends { actualCost: number | null }>(
       lines.push(`general(exec, F[${index}], source, result, path, NOT_READ);`);
       return;
     }
-    lines.push(`try { value = source.${field.fieldName}; } catch (error) { value = failedRead(error); }`);
-    // A built-in scalar already in shape is checked inline (the same test as PlainRead's);
-    // anything else, and enums and lists, ask the field's PlainRead, which knows every rule.
-    const inShape = read.list ? undefined : INLINE_CHECKS[read.leaf];
+    lines.push(`try { value = source.${field.fieldName}; } catch (error) { value = new FailedRead(error); }`);
+    // A single leaf asks the one in-shape test first (an enum never passes it); lists, enums
+    // and values not in shape ask the field's PlainRead, which knows every rule.
     lines.push(
-      inShape === undefined
+      read.list
         ? `completed = P[${index}].completed(value);`
-        : `completed = ${inShape} ? value : P[${index}].completed(value);`,
+        : `completed = isCoercedLeaf(${read.leaf}, value) ? value : P[${index}].completed(value);`,
     );
     lines.push(
       `if (completed !== NOT_PLAIN) { ${store} = completed; if (measuring) exec.actualCost += F[${index}].plainReadWeight; }` +
@@ -124,10 +132,10 @@ export function compileFields<Exec extends { actualCost: number | null }>(
   const body = `"use strict";\nreturn function compiledFields(exec, source, path) {\n  ${lines.join('\n  ')}\n};`;
   const plainReads = fields.map((field) => field.plainRead);
   try {
-    const factory = new Function('general', 'NOT_READ', 'failedRead', 'NOT_PLAIN', 'F', 'P', body) as (
+    const factory = new Function('general', 'NOT_READ', 'FailedRead', 'NOT_PLAIN', 'isCoercedLeaf', 'F', 'P', body) as (
       ...args: unknown[]
-    ) => CompiledFields<Exec>;
-    return factory(runtime.general, runtime.notRead, runtime.failedRead, runtime.notPlain, fields, plainReads);
+    ) => CompiledFields;
+    return factory(general, NOT_READ, FailedRead, NOT_PLAIN, isCoercedLeaf, fields, plainReads);
   } catch {
     // Code generation is forbidden here (a flag or a policy): the plan stays interpreted.
     return null;

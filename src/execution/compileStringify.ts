@@ -1,15 +1,19 @@
 /**
- * Generated JSON writers for result objects: the text JSON.stringify gives for the `data` of a
- * small result, without the native call.
+ * Fast path: generated JSON writers. The text of a small result's `data`, written by generated
+ * code instead of the native JSON.stringify.
  *
- * Why: a one-field query's whole execution costs less than one call to the native
- * JSON.stringify on Node 20 (about 0.4 µs, mostly fixed cost), and a generic writer in
- * JavaScript is hardly cheaper, because it builds the text from many small pieces. But the
- * executor knows each result object's exact keys, in order, before it exists: a selection
- * plan's result objects are made from its field list (execute.ts, compileFields.ts). So its
- * text is a fixed skeleton, `{"name":…,"friend":{"id":…}}`, with only the values to fill in,
- * and generated code can write it with one concatenation per value. Measured over HTTP on
- * `{ hello }`, the native call was about 4% of a request's whole cost.
+ * Reference path it must agree with: `JSON.stringify` of the same `data` (and, before a plan is
+ * compiled or when it cannot be, jsutils/stringifySmall.ts `stringifyMember`, which follows
+ * JSON.stringify's algorithm). Proved by spec-tests/compiled-stringify.test.ts, which compares
+ * the text with JSON.stringify's for every case, before and after compilation.
+ *
+ * Why: a one-field query's whole execution costs less than one call of the native
+ * JSON.stringify, mostly its fixed cost, and a generic writer in JavaScript is hardly cheaper,
+ * because it builds the text from many small pieces. But the executor knows each result
+ * object's exact keys, in order, before it exists: a selection plan's result objects are made
+ * from its field list (execute.ts, compileFields.ts). So its text is a fixed skeleton,
+ * `{"name":…,"friend":{"id":…}}`, with only the values to fill in, and generated code can write
+ * it with one concatenation per value. (The figures are in docs/benchmarks.md.)
  *
  * Same text as JSON.stringify, by construction:
  *  - keys and their order are the plan's response names, which are the result object's own
@@ -36,6 +40,16 @@ import { isGeneratedName } from './compileFields.ts';
 /** Writes one result object of a selection plan; undefined only for an object JSON would leave out. */
 export type ObjectWriter = (result: Record<string, unknown>, key: string) => string | undefined;
 
+/**
+ * What this module keeps on each selection plan (SelectionPlan.json), written by this module
+ * only: how many results were written without generated code, and the generated writer
+ * (undefined until decided, null when it is not compiled).
+ */
+export interface GeneratedWriter {
+  writes: number;
+  writer: ObjectWriter | null | undefined;
+}
+
 /** Results of a plan written before its writer is generated: a one-off query is not worth it. */
 export const STRINGIFY_COMPILE_AFTER = 16;
 
@@ -50,10 +64,11 @@ const MAX_NESTING = 8;
  */
 export function stringifyData(selections: SelectionPlan, data: unknown): string | undefined {
   if ((Object.prototype as { toJSON?: unknown }).toJSON !== undefined) return stringifyMember(data, 'data');
-  let writer = selections.writer;
+  const json = selections.json;
+  let writer = json.writer;
   if (writer === undefined) {
-    if (++selections.writes < STRINGIFY_COMPILE_AFTER) return stringifyMember(data, 'data');
-    writer = selections.writer = compileWriter(selections, 0);
+    if (++json.writes < STRINGIFY_COMPILE_AFTER) return stringifyMember(data, 'data');
+    writer = json.writer = compileWriter(selections, 0);
   }
   if (writer === null || data === null || typeof data !== 'object') return stringifyMember(data, 'data');
   return writer(data as Record<string, unknown>, 'data');

@@ -16,7 +16,6 @@
 import {
   GraphQLError,
   GraphQLBoolean,
-  GraphQLEnumType,
   GraphQLFloat,
   GraphQLID,
   GraphQLInt,
@@ -27,7 +26,6 @@ import {
   isScalarType,
   isSpecifiedScalarType,
   isAbstractType,
-  isEnumType,
   isLeafType,
   isListType,
   isNonNullType,
@@ -49,19 +47,21 @@ import type {
   ValueNode,
 } from 'graphql';
 import { fieldWeight } from '../analysis/analyze.ts';
-import { isPlainArray } from '../jsutils/isPlainArray.ts';
-import type { CompiledFields } from './compileFields.ts';
-import type { ObjectWriter } from './compileStringify.ts';
+import type { GeneratedReader } from './compileFields.ts';
+import type { GeneratedWriter } from './compileStringify.ts';
+import { LeafKind, isCoercedLeaf } from './leafValues.ts';
+import { plainReadOf } from './plainReads.ts';
+import type { PlainRead } from './plainReads.ts';
 import { fieldDefinition } from '../language/fieldDefinition.ts';
 import { selectOperation } from '../language/selectOperation.ts';
 import { collectFields, containsVariable, dependsOnVariables } from '../language/collectFields.ts';
 import type { CollectedFields, Fragments } from '../language/collectFields.ts';
-import { argumentValues, hasBuiltInEnumCoercion, outputCoercion, propagatesErrors } from '../language/graphqlCompat.ts';
+import { argumentValues, outputCoercion, propagatesErrors } from '../language/graphqlCompat.ts';
 import type { VariableValues } from '../language/graphqlCompat.ts';
 
 export type ArgumentValues = Record<string, unknown>;
 
-/** How to complete a value of one output type (spec 6.4.3 CompleteValue), decided once. */
+/** How to complete a value of one output type (GraphQL spec, "Value Completion": CompleteValue), decided once. */
 export type ValuePlan = LeafPlan | ListPlan | ObjectPlan | AbstractPlan;
 
 export const enum ValueKind {
@@ -119,8 +119,8 @@ export class FieldPlan {
   readonly isTypename: boolean;
   /**
    * For a field read straight off its parent (no resolver, no arguments) whose type is a
-   * built-in scalar or an enum, or a list of them: how to store a value that is already in shape.
-   * execute.ts takes this shortcut; anything else goes the general way. Null when not such a field.
+   * built-in scalar or an enum, or a list of them: how to store a value that is already in shape
+   * (the plain-read fast path, plainReads.ts). Null when not such a field.
    */
   readonly plainRead: PlainRead | null;
   /**
@@ -247,15 +247,10 @@ export class SelectionPlan {
   readonly nullPrototype: boolean;
   /** Every response name set to null, in order: result objects are cloned from it. */
   readonly template: Readonly<Record<string, null>> | undefined;
-  /**
-   * The generated code for `fields` (compileFields.ts): undefined until decided, null when it
-   * is not compiled. Set by execute.ts after `uses` objects were completed without it.
-   */
-  compiled: CompiledFields<never> | null | undefined = undefined;
-  uses = 0;
-  /** The generated JSON writer of its result objects (compileStringify.ts): undefined until decided, null when not compiled. */
-  writer: ObjectWriter | null | undefined = undefined;
-  writes = 0;
+  /** The generated reader of `fields`: kept and written by compileFields.ts only. */
+  readonly reader: GeneratedReader = { uses: 0, compiled: undefined };
+  /** The generated JSON writer of its result objects: kept and written by compileStringify.ts only. */
+  readonly json: GeneratedWriter = { writes: 0, writer: undefined };
   private readonly operation: OperationPlan;
   private readonly selectionSets: ReadonlyArray<SelectionSetNode>;
   private readonly variants: Map<string, ReadonlyArray<FieldPlan>> | undefined;
@@ -277,6 +272,11 @@ export class SelectionPlan {
         this.template = template;
       }
     }
+  }
+
+  /** The generated JSON writer, as compileStringify.ts decided it (undefined: not yet; null: none). */
+  get writer(): GeneratedWriter['writer'] {
+    return this.json.writer;
   }
 
   /**
@@ -321,9 +321,14 @@ function variantKey(collected: CollectedFields): string {
   return key;
 }
 
+/**
+ * Documents built without locations still need a stable identity per node: a number given to
+ * each such node the first time it is met, kept as long as the node lives. The numbers are only
+ * compared with each other (variantKey), so which number a node gets changes no result.
+ */
 const nodeIds = new WeakMap<FieldNode, number>();
 let nextNodeId = 0;
-/** Documents built without locations still need a stable identity per node. */
+
 function nodeId(node: FieldNode): string {
   let id = nodeIds.get(node);
   if (id === undefined) {
@@ -364,8 +369,8 @@ function planValue(type: GraphQLOutputType, propagatesErrors: boolean): ValuePla
 }
 
 /**
- * Output coercion (CoerceResult) for the built-in scalars skips the general coercion when the
- * value already has the right JavaScript type, which it nearly always does; anything else takes
+ * Result coercion of a leaf type. For the built-in scalars a value already of the right type is
+ * its own result (leafValues.ts `isCoercedLeaf`), which it nearly always is; anything else takes
  * the type's own coercion as the installed graphql calls it (graphqlCompat.ts), so the result and
  * the error messages stay graphql-js's.
  */
@@ -374,132 +379,16 @@ function serializerFor(type: GraphQLLeafType): (value: unknown) => unknown {
   switch (type) {
     case GraphQLString:
     case GraphQLID:
-      return (value) => (typeof value === 'string' ? value : coerce(value));
+      return (value) => (isCoercedLeaf(LeafKind.String, value) ? value : coerce(value));
     case GraphQLBoolean:
-      return (value) => (typeof value === 'boolean' ? value : coerce(value));
+      return (value) => (isCoercedLeaf(LeafKind.Boolean, value) ? value : coerce(value));
     case GraphQLInt:
-      return (value) => (typeof value === 'number' && (value | 0) === value ? value : coerce(value));
+      return (value) => (isCoercedLeaf(LeafKind.Int, value) ? value : coerce(value));
     case GraphQLFloat:
-      return (value) => (typeof value === 'number' && Number.isFinite(value) ? value : coerce(value));
+      return (value) => (isCoercedLeaf(LeafKind.Float, value) ? value : coerce(value));
     default:
       return coerce;
   }
-}
-
-export const enum PlainLeaf {
-  String,
-  Int,
-  Float,
-  Boolean,
-  Enum,
-}
-
-/** What `PlainRead.completed` returns for a value that must go the general way. */
-export const NOT_PLAIN: unique symbol = Symbol('not plain');
-
-/**
- * Completes a value read straight off its parent when it is already what serialization would
- * return: a string for String and ID, a 32-bit integer for Int, a finite number for Float, a
- * boolean for Boolean, a known internal value for an enum (mapped to its name), null where the
- * type allows it, or an array of those for a list. Anything else (a promise, an Error, a value
- * needing coercion, a null where Non-Null is required) gets NOT_PLAIN, and the general
- * completion produces the value or the very error graphql-js would.
- */
-export class PlainRead {
-  readonly leaf: PlainLeaf;
-  /** Whether the field's own type is nullable. */
-  readonly nullable: boolean;
-  /** Whether the field is a list of leaves (one level), rather than a leaf. */
-  readonly list: boolean;
-  readonly itemNullable: boolean;
-  /** For enums: internal value -> name, built as graphql-js builds its lookup (the last value wins). */
-  private readonly enumNames: Map<unknown, string> | undefined;
-
-  constructor(leaf: PlainLeaf, nullable: boolean, list: boolean, itemNullable: boolean, enumType: GraphQLEnumType | undefined) {
-    this.leaf = leaf;
-    this.nullable = nullable;
-    this.list = list;
-    this.itemNullable = itemNullable;
-    this.enumNames = enumType === undefined ? undefined : new Map(enumType.getValues().map((value) => [value.value, value.name]));
-  }
-
-  completed(value: unknown): unknown {
-    if (value == null) return this.nullable ? null : NOT_PLAIN;
-    if (!this.list) return this.leafValue(value);
-    // An array with a `then` method is a thenable to graphql-js: the general way awaits it.
-    if (!isPlainArray(value) || typeof (value as { then?: unknown }).then === 'function') return NOT_PLAIN;
-    if (this.leaf !== PlainLeaf.Enum) {
-      // Most lists need no mapping at all: check every item, then copy the array in one go.
-      let i = 0;
-      for (; i < value.length; i++) {
-        const item: unknown = value[i];
-        if (item === null ? !this.itemNullable : this.leafValue(item) === NOT_PLAIN) break;
-      }
-      if (i === value.length) return value.slice();
-    }
-    const items: unknown[] = [];
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
-      let completed: unknown;
-      if (item == null) {
-        if (!this.itemNullable) return NOT_PLAIN;
-        completed = null;
-      } else {
-        completed = this.leafValue(item);
-        if (completed === NOT_PLAIN) return NOT_PLAIN;
-      }
-      items.push(completed);
-    }
-    return items;
-  }
-
-  private leafValue(value: unknown): unknown {
-    switch (this.leaf) {
-      case PlainLeaf.String:
-        return typeof value === 'string' ? value : NOT_PLAIN;
-      case PlainLeaf.Int:
-        // The typeof first: `|` on a BigInt or a Symbol throws.
-        return typeof value === 'number' && (value | 0) === value ? value : NOT_PLAIN;
-      case PlainLeaf.Float:
-        return typeof value === 'number' && Number.isFinite(value) ? value : NOT_PLAIN;
-      case PlainLeaf.Boolean:
-        return typeof value === 'boolean' ? value : NOT_PLAIN;
-      case PlainLeaf.Enum:
-        // An Error is a field error, and a function a method to call, even if it is an internal value.
-        if (typeof value === 'function' || value instanceof Error) return NOT_PLAIN;
-        return (this.enumNames as Map<unknown, string>).get(value) ?? NOT_PLAIN;
-    }
-  }
-}
-
-function plainReadOf(type: GraphQLOutputType): PlainRead | null {
-  const nullable = !isNonNullType(type);
-  const inner = isNonNullType(type) ? type.ofType : type;
-  if (isListType(inner)) {
-    const itemNullable = !isNonNullType(inner.ofType);
-    const item = isNonNullType(inner.ofType) ? inner.ofType.ofType : inner.ofType;
-    const leaf = plainLeafOf(item);
-    return leaf === null ? null : new PlainRead(leaf, nullable, true, itemNullable, isEnumType(item) ? item : undefined);
-  }
-  const leaf = plainLeafOf(inner);
-  return leaf === null ? null : new PlainRead(leaf, nullable, false, false, isEnumType(inner) ? inner : undefined);
-}
-
-/** The built-in scalars, and enums whose output coercion is graphql-js's own (not overridden). */
-function plainLeafOf(type: GraphQLOutputType): PlainLeaf | null {
-  switch (type) {
-    case GraphQLString:
-    case GraphQLID:
-      return PlainLeaf.String;
-    case GraphQLInt:
-      return PlainLeaf.Int;
-    case GraphQLFloat:
-      return PlainLeaf.Float;
-    case GraphQLBoolean:
-      return PlainLeaf.Boolean;
-  }
-  if (isEnumType(type) && hasBuiltInEnumCoercion(type)) return PlainLeaf.Enum;
-  return null;
 }
 
 /**
@@ -521,7 +410,8 @@ export class OperationPlan {
   readonly rootType: GraphQLObjectType | undefined;
   readonly declaresVariables: boolean;
   /**
-   * Whether a field error moves to the nearest nullable position (spec 6.4.4). Always, but in an
+   * Whether a field error moves to the nearest nullable position (GraphQL spec, "Handling
+   * Execution Errors"). Always, but in an
    * operation marked `@experimental_disableErrorPropagation` under graphql 17 (graphqlCompat.ts),
    * where every error stays where it happened.
    */
@@ -563,46 +453,56 @@ export class OperationPlan {
 /** The operation to run, or the request errors graphql-js gives when it cannot be chosen. */
 export type OperationChoice = OperationPlan | ReadonlyArray<GraphQLError>;
 
-const planCache = new WeakMap<DocumentNode, WeakMap<GraphQLSchema, Map<string | null, OperationChoice>>>();
-
 /**
- * The last plan handed out, for the common case of one document executed again and again: one
- * identity check instead of two WeakMap lookups and a Map lookup. (It keeps that one document
- * alive until another is executed.)
+ * The plans of every (document, schema, operation name) planned so far, kept on the document and
+ * the schema (WeakMaps: a plan lives as long as both do), and in front of them the most recent
+ * one: the common caller executes one document again and again, and then finds its plan with
+ * three identity checks instead of two WeakMap lookups and a Map lookup. (That one entry keeps
+ * its document alive until another document is planned.)
  */
-let last: { schema: GraphQLSchema; document: DocumentNode; name: string | null; choice: OperationChoice } | null = null;
+class PlanCache {
+  private recent: { schema: GraphQLSchema; document: DocumentNode; name: string | null; choice: OperationChoice } | null = null;
+  private readonly byDocument = new WeakMap<DocumentNode, WeakMap<GraphQLSchema, Map<string | null, OperationChoice>>>();
+
+  get(schema: GraphQLSchema, document: DocumentNode, name: string | null): OperationChoice {
+    const recent = this.recent;
+    if (recent !== null && recent.document === document && recent.schema === schema && recent.name === name) return recent.choice;
+    const choice = this.lookUp(schema, document, name);
+    this.recent = { schema, document, name, choice };
+    return choice;
+  }
+
+  private lookUp(schema: GraphQLSchema, document: DocumentNode, name: string | null): OperationChoice {
+    let bySchema = this.byDocument.get(document);
+    if (bySchema === undefined) {
+      bySchema = new WeakMap();
+      this.byDocument.set(document, bySchema);
+    }
+    let byName = bySchema.get(schema);
+    if (byName === undefined) {
+      byName = new Map();
+      bySchema.set(schema, byName);
+    }
+    let choice = byName.get(name);
+    if (choice === undefined) {
+      choice = chooseOperation(schema, document, name);
+      // Only names the document defines are kept: made-up ones (a server's clients can send any)
+      // would otherwise grow the cache without bound. Their errors are cheap to find again.
+      if (choice instanceof OperationPlan) byName.set(name, choice);
+    }
+    return choice;
+  }
+}
+
+/** The plans of this process (see PlanCache). */
+const plans = new PlanCache();
 
 /** The cached plan for this (schema, document, operation name), planning it on first use. */
 export function planOperation(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): OperationChoice {
-  const name = operationName ?? null;
-  if (last !== null && last.document === document && last.schema === schema && last.name === name) return last.choice;
-  const choice = cachedPlan(schema, document, name);
-  last = { schema, document, name, choice };
-  return choice;
+  return plans.get(schema, document, operationName ?? null);
 }
 
-function cachedPlan(schema: GraphQLSchema, document: DocumentNode, name: string | null): OperationChoice {
-  let bySchema = planCache.get(document);
-  if (bySchema === undefined) {
-    bySchema = new WeakMap();
-    planCache.set(document, bySchema);
-  }
-  let byName = bySchema.get(schema);
-  if (byName === undefined) {
-    byName = new Map();
-    bySchema.set(schema, byName);
-  }
-  let choice = byName.get(name);
-  if (choice === undefined) {
-    choice = chooseOperation(schema, document, name);
-    // Only names the document defines are kept: made-up ones (a server's clients can send any)
-    // would otherwise grow the cache without bound. Their errors are cheap to find again.
-    if (choice instanceof OperationPlan) byName.set(name, choice);
-  }
-  return choice;
-}
-
-/** Plans the operation chosen by name (spec 6.1), or returns the request error for why none can be. */
+/** Plans the operation chosen by name (GraphQL spec, "Executing Requests": GetOperation), or returns the request error for why none can be. */
 function chooseOperation(schema: GraphQLSchema, document: DocumentNode, operationName: string | null): OperationChoice {
   const selected = selectOperation(document, operationName);
   if (selected instanceof GraphQLError) return [selected];

@@ -271,7 +271,7 @@ function visitSelections(selections: SelectionPlan, path: string, execution: Tra
     // Its @skip/@include could not be decided for these variables: the execution failed there.
     return;
   }
-  const mode = typeof selections.compiled === 'function' ? 'generated' : 'interpreted';
+  const mode = typeof selections.reader.compiled === 'function' ? 'generated' : 'interpreted';
   into.push(describeSelectionSet(path, selections.type, fields, mode, execution.plainReads));
   for (const field of fields) {
     for (const child of field.plannedSelections()) {
