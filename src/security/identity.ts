@@ -7,6 +7,8 @@
  * shared by every request that presents the same credential, so a resolver that pushed a role
  * onto `context.identity.roles` would otherwise grant it to the next request too.
  */
+import { insufficientScope } from './authError.ts';
+import type { AuthError } from './authError.ts';
 
 export type IdentityKind = 'apiKey' | 'jwt' | 'oauth2' | 'anonymous';
 
@@ -100,4 +102,11 @@ export function namesIn(value: unknown): string[] {
  */
 export function multiFactorIn(amr: unknown): boolean {
   return Array.isArray(amr) && amr.every((method) => typeof method === 'string') && amr.includes('mfa');
+}
+
+/** A bearer token carrying `scopes` refused for lacking some of `required` (RFC 6750 section 3.1, insufficient_scope); null when it lacks none. */
+export function scopeRefusal(scopes: ReadonlyArray<string>, required: ReadonlyArray<string>): AuthError | null {
+  const missing = required.filter((scope) => !scopes.includes(scope));
+  if (missing.length === 0) return null;
+  return insufficientScope('Bearer', `The token lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`, required);
 }

@@ -29,13 +29,13 @@
 import { createPublicKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import type { JWK, JWTPayload, JWTVerifyGetKey } from 'jose';
+import type { JWK, JWTPayload, JWTVerifyGetKey, JWTVerifyOptions } from 'jose';
 import { describe } from '../jsutils/describe.ts';
-import { authenticationUnavailable, insufficientScope, invalidCredential } from './authError.ts';
+import { authenticationUnavailable, invalidCredential } from './authError.ts';
 import type { AuthError } from './authError.ts';
 import type { Authenticator, AuthRequest, AuthResult } from './authenticate.ts';
 import { CredentialCache } from './credentialCache.ts';
-import { claimAt, makeIdentity, multiFactorIn, namesIn } from './identity.ts';
+import { claimAt, makeIdentity, multiFactorIn, namesIn, scopeRefusal } from './identity.ts';
 import type { Identity } from './identity.ts';
 
 export interface JwtAuthOptions {
@@ -83,6 +83,22 @@ export function jwtAuth(options: JwtAuthOptions): Authenticator {
   if ((options.publicKey === undefined) === (options.jwksUrl === undefined)) {
     throw new TypeError('jwtAuth: give either `publicKey` (PEM, JWK or KeyObject) or `jwksUrl`, not both or neither.');
   }
+  const verifier = new JwtVerifier(options, readKey(options, readAlgorithms(options)));
+  const cache = new CredentialCache(options.cacheSize ?? 10_000);
+  return {
+    scheme: 'Bearer',
+    authenticate({ credential }: AuthRequest): AuthResult | Promise<AuthResult> {
+      // Bearer tokens with a dot are taken for JWTs (a compact JWS has two); opaque ones, left
+      // to the next authenticator, rarely have any.
+      if (credential === null || credential.scheme !== 'Bearer' || !credential.value.includes('.')) return null;
+      const token = credential.value;
+      return cache.get(token) ?? cache.verify(token, () => verifier.verify(token));
+    },
+  };
+}
+
+/** The algorithms asked for, none of them a shared-secret one or `none` (RFC 8725 section 3.1). */
+function readAlgorithms(options: JwtAuthOptions): string[] {
   const requested = [...(options.algorithms ?? DEFAULT_ALGORITHMS)];
   for (const algorithm of requested) {
     if (typeof algorithm !== 'string' || /^(HS\d+|none)$/i.test(algorithm)) {
@@ -91,76 +107,84 @@ export function jwtAuth(options: JwtAuthOptions): Authenticator {
       );
     }
   }
-  let key: KeyObject | JWTVerifyGetKey;
-  let algorithms: string[];
-  if (options.publicKey !== undefined) {
-    const publicKey = toPublicKey(options.publicKey);
-    algorithms = requested.filter((algorithm) => keyAlgorithms(publicKey).includes(algorithm));
-    if (algorithms.length === 0) {
-      throw new TypeError(
-        `jwtAuth: the public key (${publicKey.asymmetricKeyType}) verifies none of the algorithms ${requested.join(', ')}.`,
-      );
-    }
-    key = publicKey;
-  } else {
-    key = createRemoteJWKSet(new URL(String(options.jwksUrl)), { timeoutDuration: options.jwksTimeoutMs ?? 5_000, cooldownDuration: 30_000 });
-    algorithms = requested;
-  }
-  const tolerance = options.clockToleranceSeconds ?? 30;
-  const maxLifetime = options.maxLifetimeSeconds === undefined ? 86_400 : options.maxLifetimeSeconds;
-  const rolesClaim = options.rolesClaim ?? 'roles';
-  const scopesClaim = options.scopesClaim ?? 'scope';
-  const requiredScopes = [...(options.requiredScopes ?? [])];
-  const verifyOptions = {
-    algorithms,
-    issuer: options.issuer as string | string[] | undefined,
-    audience: options.audience as string | string[] | undefined,
-    clockTolerance: tolerance,
-    requiredClaims: ['exp'],
-    typ: options.typ,
-  };
-  const cache = new CredentialCache(options.cacheSize ?? 10_000);
+  return requested;
+}
 
-  async function verify(token: string): Promise<Identity | AuthError> {
+/** The verification key, and the algorithms accepted: those requested that the key can verify. */
+function readKey(options: JwtAuthOptions, requested: string[]): { key: KeyObject | JWTVerifyGetKey; algorithms: string[] } {
+  if (options.publicKey === undefined) {
+    const key = createRemoteJWKSet(new URL(String(options.jwksUrl)), { timeoutDuration: options.jwksTimeoutMs ?? 5_000, cooldownDuration: 30_000 });
+    return { key, algorithms: requested };
+  }
+  const publicKey = toPublicKey(options.publicKey);
+  const algorithms = requested.filter((algorithm) => keyAlgorithms(publicKey).includes(algorithm));
+  if (algorithms.length === 0) {
+    throw new TypeError(`jwtAuth: the public key (${publicKey.asymmetricKeyType}) verifies none of the algorithms ${requested.join(', ')}.`);
+  }
+  return { key: publicKey, algorithms };
+}
+
+/** Verifies a token with jose, applies this module's policy, and makes the identity. */
+class JwtVerifier {
+  private readonly key: KeyObject | JWTVerifyGetKey;
+  private readonly algorithms: string[];
+  private readonly tolerance: number;
+  private readonly maxLifetime: number | null;
+  private readonly rolesClaim: string;
+  private readonly scopesClaim: string;
+  private readonly requiredScopes: string[];
+  private readonly verifyOptions: JWTVerifyOptions;
+
+  constructor(options: JwtAuthOptions, { key, algorithms }: { key: KeyObject | JWTVerifyGetKey; algorithms: string[] }) {
+    this.key = key;
+    this.algorithms = algorithms;
+    this.tolerance = options.clockToleranceSeconds ?? 30;
+    this.maxLifetime = options.maxLifetimeSeconds === undefined ? 86_400 : options.maxLifetimeSeconds;
+    this.rolesClaim = options.rolesClaim ?? 'roles';
+    this.scopesClaim = options.scopesClaim ?? 'scope';
+    this.requiredScopes = [...(options.requiredScopes ?? [])];
+    this.verifyOptions = {
+      algorithms,
+      issuer: options.issuer as string | string[] | undefined,
+      audience: options.audience as string | string[] | undefined,
+      clockTolerance: this.tolerance,
+      requiredClaims: ['exp'],
+      typ: options.typ,
+    };
+  }
+
+  async verify(token: string): Promise<Identity | AuthError> {
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, key as KeyObject, verifyOptions));
+      ({ payload } = await jwtVerify(token, this.key as KeyObject, this.verifyOptions));
     } catch (error) {
-      return refusal(error, algorithms);
+      return refusal(error, this.algorithms);
     }
-    if (issuedInTheFuture(payload.iat, tolerance)) return invalidCredential('Bearer', 'The token was issued in the future ("iat" is later than now).');
+    return this.identityFrom(payload);
+  }
+
+  /** The checks jose does not make (see the module comment), then the caller. */
+  private identityFrom(payload: JWTPayload): Identity | AuthError {
+    if (issuedInTheFuture(payload.iat, this.tolerance)) return invalidCredential('Bearer', 'The token was issued in the future ("iat" is later than now).');
     const exp = payload.exp as number;
-    if (maxLifetime !== null && exp - Date.now() / 1000 > maxLifetime) {
-      return invalidCredential('Bearer', `The token expires more than ${maxLifetime} seconds from now; this server accepts shorter-lived tokens only.`);
+    if (this.maxLifetime !== null && exp - Date.now() / 1000 > this.maxLifetime) {
+      return invalidCredential('Bearer', `The token expires more than ${this.maxLifetime} seconds from now; this server accepts shorter-lived tokens only.`);
     }
     if (typeof payload.sub !== 'string' || payload.sub === '') return invalidCredential('Bearer', 'The token has no "sub" claim naming its subject.');
-    const scopes = namesIn(claimAt(payload, scopesClaim));
-    const missing = requiredScopes.filter((scope) => !scopes.includes(scope));
-    if (missing.length > 0) {
-      return insufficientScope('Bearer', `The token lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`, requiredScopes);
-    }
+    const scopes = namesIn(claimAt(payload, this.scopesClaim));
+    const refused = scopeRefusal(scopes, this.requiredScopes);
+    if (refused !== null) return refused;
     return makeIdentity({
       id: payload.sub,
       kind: 'jwt',
-      roles: namesIn(claimAt(payload, rolesClaim)),
+      roles: namesIn(claimAt(payload, this.rolesClaim)),
       scopes,
       mfa: multiFactorIn(payload['amr']),
       // Accepted until exp plus the tolerance, as jose accepts it: the chain and the cache use this.
-      expiresAt: (exp + tolerance) * 1000,
+      expiresAt: (exp + this.tolerance) * 1000,
       claims: payload,
     });
   }
-
-  return {
-    scheme: 'Bearer',
-    authenticate({ credential }: AuthRequest): AuthResult | Promise<AuthResult> {
-      // Bearer tokens with a dot are taken for JWTs (a compact JWS has two); opaque ones, left
-      // to the next authenticator, rarely have any.
-      if (credential === null || credential.scheme !== 'Bearer' || !credential.value.includes('.')) return null;
-      const token = credential.value;
-      return cache.get(token) ?? cache.verify(token, () => verify(token));
-    },
-  };
 }
 
 function toPublicKey(input: string | JWK | KeyObject): KeyObject {

@@ -13,11 +13,11 @@
  * wrong.
  */
 import { describe } from '../jsutils/describe.ts';
-import { authenticationUnavailable, insufficientScope, invalidCredential } from './authError.ts';
+import { authenticationUnavailable, invalidCredential } from './authError.ts';
 import type { AuthError } from './authError.ts';
 import type { Authenticator, AuthRequest, AuthResult } from './authenticate.ts';
 import { CredentialCache } from './credentialCache.ts';
-import { claimAt, makeIdentity, multiFactorIn, namesIn } from './identity.ts';
+import { claimAt, makeIdentity, multiFactorIn, namesIn, scopeRefusal } from './identity.ts';
 import type { Identity } from './identity.ts';
 
 export interface OAuth2IntrospectionOptions {
@@ -46,34 +46,59 @@ export function oauth2IntrospectionAuth(options: OAuth2IntrospectionOptions): Au
   if (options === null || typeof options !== 'object') {
     throw new TypeError(`oauth2IntrospectionAuth: expected options, got ${describe(options)}.`);
   }
-  const endpoint = new URL(String(options.introspectionUrl));
-  for (const name of ['clientId', 'clientSecret'] as const) {
-    if (typeof options[name] !== 'string' || options[name] === '') {
-      throw new TypeError(`oauth2IntrospectionAuth: ${name} must be a non-empty string.`);
-    }
-  }
-  // RFC 6749 section 2.3.1: both parts form-urlencoded before they are joined.
-  const basic = Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64');
-  const issuers = options.issuer === undefined ? null : typeof options.issuer === 'string' ? [options.issuer] : [...options.issuer];
-  const rolesClaim = options.rolesClaim ?? 'roles';
-  const requiredScopes = [...(options.requiredScopes ?? [])];
-  const timeoutMs = options.timeoutMs ?? 5_000;
+  const introspection = new Introspection(options);
   // Without an exp in the answer, an active token is trusted for a minute before it is asked about again.
   const cache = new CredentialCache(options.cacheSize ?? 10_000, options.cacheMaxAgeMs ?? Infinity, options.cacheMaxAgeMs ?? 60_000);
+  return {
+    scheme: 'Bearer',
+    authenticate({ credential }: AuthRequest): AuthResult | Promise<AuthResult> {
+      if (credential === null || credential.scheme !== 'Bearer') return null;
+      const token = credential.value;
+      return cache.get(token) ?? cache.verify(token, () => introspection.ask(token));
+    },
+  };
+}
 
-  async function introspect(token: string): Promise<Identity | AuthError> {
+/** Asks the authorization server about a token (RFC 7662 section 2) and reads its answer into an identity. */
+class Introspection {
+  private readonly endpoint: URL;
+  /** The client credentials, for HTTP Basic. */
+  private readonly basic: string;
+  private readonly issuers: string[] | null;
+  private readonly audience: string | undefined;
+  private readonly rolesClaim: string;
+  private readonly requiredScopes: string[];
+  private readonly timeoutMs: number;
+
+  constructor(options: OAuth2IntrospectionOptions) {
+    this.endpoint = new URL(String(options.introspectionUrl));
+    for (const name of ['clientId', 'clientSecret'] as const) {
+      if (typeof options[name] !== 'string' || options[name] === '') {
+        throw new TypeError(`oauth2IntrospectionAuth: ${name} must be a non-empty string.`);
+      }
+    }
+    // RFC 6749 section 2.3.1: both parts form-urlencoded before they are joined.
+    this.basic = Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64');
+    this.issuers = options.issuer === undefined ? null : typeof options.issuer === 'string' ? [options.issuer] : [...options.issuer];
+    this.audience = options.audience;
+    this.rolesClaim = options.rolesClaim ?? 'roles';
+    this.requiredScopes = [...(options.requiredScopes ?? [])];
+    this.timeoutMs = options.timeoutMs ?? 5_000;
+  }
+
+  async ask(token: string): Promise<Identity | AuthError> {
     let answer: unknown;
     try {
-      const response = await fetch(endpoint, {
+      const response = await fetch(this.endpoint, {
         method: 'POST',
         headers: {
-          authorization: `Basic ${basic}`,
+          authorization: `Basic ${this.basic}`,
           'content-type': 'application/x-www-form-urlencoded',
           accept: 'application/json',
         },
         body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
         redirect: 'manual',
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: AbortSignal.timeout(this.timeoutMs),
       });
       if (response.status !== 200) {
         await response.body?.cancel();
@@ -86,30 +111,28 @@ export function oauth2IntrospectionAuth(options: OAuth2IntrospectionOptions): Au
     if (answer === null || typeof answer !== 'object' || typeof (answer as { active?: unknown }).active !== 'boolean') {
       return unavailable();
     }
-    return identityFrom(answer as Record<string, unknown>);
+    return this.identityFrom(answer as Record<string, unknown>);
   }
 
-  function identityFrom(answer: Record<string, unknown>): Identity | AuthError {
+  private identityFrom(answer: Record<string, unknown>): Identity | AuthError {
     if (answer['active'] !== true) return invalidCredential('Bearer', 'The token is not active: it expired, was revoked, or was never issued.');
     const exp = answer['exp'];
     if (exp !== undefined && (typeof exp !== 'number' || exp * 1000 <= Date.now())) return invalidCredential('Bearer', 'The token has expired.');
-    if (issuers !== null && answer['iss'] !== undefined && !issuers.includes(answer['iss'] as string)) {
+    if (this.issuers !== null && answer['iss'] !== undefined && !this.issuers.includes(answer['iss'] as string)) {
       return invalidCredential('Bearer', 'The token was not issued by an accepted issuer ("iss").');
     }
-    if (options.audience !== undefined && answer['aud'] !== undefined && !namesIn(answer['aud']).includes(options.audience)) {
+    if (this.audience !== undefined && answer['aud'] !== undefined && !namesIn(answer['aud']).includes(this.audience)) {
       return invalidCredential('Bearer', 'The token is not meant for this server ("aud").');
     }
     const id = typeof answer['sub'] === 'string' ? answer['sub'] : typeof answer['client_id'] === 'string' ? answer['client_id'] : null;
     if (id === null || id === '') return invalidCredential('Bearer', 'The token names no subject ("sub") or client ("client_id").');
     const scopes = namesIn(answer['scope']);
-    const missing = requiredScopes.filter((scope) => !scopes.includes(scope));
-    if (missing.length > 0) {
-      return insufficientScope('Bearer', `The token lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`, requiredScopes);
-    }
+    const refused = scopeRefusal(scopes, this.requiredScopes);
+    if (refused !== null) return refused;
     return makeIdentity({
       id,
       kind: 'oauth2',
-      roles: namesIn(claimAt(answer, rolesClaim)),
+      roles: namesIn(claimAt(answer, this.rolesClaim)),
       scopes,
       // RFC 7662 answers may carry any claim; amr counts as in a JWT, as an array of strings only.
       mfa: multiFactorIn(answer['amr']),
@@ -117,15 +140,6 @@ export function oauth2IntrospectionAuth(options: OAuth2IntrospectionOptions): Au
       claims: answer,
     });
   }
-
-  return {
-    scheme: 'Bearer',
-    authenticate({ credential }: AuthRequest): AuthResult | Promise<AuthResult> {
-      if (credential === null || credential.scheme !== 'Bearer') return null;
-      const token = credential.value;
-      return cache.get(token) ?? cache.verify(token, () => introspect(token));
-    },
-  };
 }
 
 function unavailable(): AuthError {
