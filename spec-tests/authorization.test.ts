@@ -14,7 +14,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import {
   ANONYMOUS,
   AUTH_DIRECTIVE_SDL,
-  AccessErrorCode,
+  ErrorCode,
   accessFor,
   apiKeyAuth,
   createHandler,
@@ -657,7 +657,7 @@ describe('execution with access: a denied field fails at its path and its resolv
       errors: [forbidden('Access to Query.secret requires the role admin.', source, 'secret', ['secret'])],
     });
     expect(calls).toEqual(['Query.hello']);
-    expect(AccessErrorCode.Forbidden).toBe('FORBIDDEN');
+    expect(ErrorCode.Forbidden).toBe('FORBIDDEN');
   });
 
   it('runs the same field for a caller with the role', () => {
@@ -990,7 +990,7 @@ describe('execution with access: roles, scopes, authentication and multi-factor 
         { message: mfaMessage('Query.sensitive'), locations: [at(source, 'sensitive')], path: ['sensitive'], extensions: { code: 'MFA_REQUIRED' } },
       ],
     });
-    expect(AccessErrorCode.MfaRequired).toBe('MFA_REQUIRED');
+    expect(ErrorCode.MfaRequired).toBe('MFA_REQUIRED');
     expect(runAs(schema, source, caller(['editor'], { mfa: true }))).toEqual({
       data: { launchCodes: null, sensitive: 'sensitive' },
       errors: [forbidden('Access to Query.launchCodes requires the role admin.', source, 'launchCodes', ['launchCodes'])],

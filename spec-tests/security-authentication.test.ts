@@ -20,7 +20,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import {
   ANONYMOUS,
   AuthError,
-  AuthErrorCode,
+  ErrorCode,
   apiKeyAuth,
   createAuthentication,
   createHandler,
@@ -1612,7 +1612,7 @@ describe('the authentication chain', () => {
         authenticate: [
           custom(
             () =>
-              new AuthError(AuthErrorCode.Forbidden, 'Only operators may call this API.', {
+              new AuthError(ErrorCode.Forbidden, 'Only operators may call this API.', {
                 scheme: 'Custom',
                 challengeError: 'insufficient_scope',
                 requiredScopes: ['ops', 'admin'],
@@ -1631,7 +1631,7 @@ describe('the authentication chain', () => {
     });
 
     it('answers a 503 AuthError without a challenge', async () => {
-      const handle = handlerWith({ authenticate: [custom(async () => new AuthError(AuthErrorCode.Unavailable, 'The directory is down.'))] });
+      const handle = handlerWith({ authenticate: [custom(async () => new AuthError(ErrorCode.AuthenticationUnavailable, 'The directory is down.'))] });
       expect(await later(handle(post({ authorization: 'Custom abc123' })))).toEqual(refused(503, 'AUTHENTICATION_UNAVAILABLE', 'The directory is down.', null));
     });
 

@@ -1,6 +1,8 @@
 /**
  * The public API. Everything a user or a test imports comes from here, and nothing else lives here.
  */
+export { ErrorCode, ERROR_CODES, ErrorChannel, errorCodeInfo, WebSocketCloseCode } from './errors/codes.ts';
+export type { ErrorCodeInfo } from './errors/codes.ts';
 export { makeSchema } from './schema/makeSchema.ts';
 export type {
   MakeSchemaConfig,
@@ -22,7 +24,7 @@ export type { BatchFunction, BatchLoaderOptions, BatchResult } from './batching/
 export { analyze, DEFAULT_LIST_SIZE } from './analysis/analyze.ts';
 export type { Analysis, AnalyzeArgs } from './analysis/analyze.ts';
 export { checkLimits, checkBatchSize, parseWithLimits, DEFAULT_LIMITS } from './analysis/limits.ts';
-export type { Limits, LimitCode, CheckLimitsArgs } from './analysis/limits.ts';
+export type { Limits, CheckLimitsArgs } from './analysis/limits.ts';
 export { COST_DIRECTIVES_SDL } from './analysis/costDirectives.ts';
 export { createServer } from './transports/http/server.ts';
 export type { ServerOptions, GraphQLServer } from './transports/http/server.ts';
@@ -51,12 +53,12 @@ export type { OAuth2IntrospectionOptions } from './security/oauth2IntrospectionA
 export { createAuthentication } from './security/authenticate.ts';
 export type { Authenticator, AuthRequest, AuthResult, AuthenticationOptions } from './security/authenticate.ts';
 export type { Credential } from './security/credentials.ts';
-export { AuthError, AuthErrorCode } from './security/authError.ts';
+export { AuthError } from './security/authError.ts';
 export { ANONYMOUS, makeIdentity } from './security/identity.ts';
 export type { Identity, IdentityKind } from './security/identity.ts';
 export { AUTH_DIRECTIVE_SDL } from './security/rules.ts';
 export type { AuthRule, Permissions, RoleDeclaration, AuthorizationConfig } from './security/rules.ts';
-export { accessFor, AccessErrorCode } from './security/access.ts';
+export { accessFor } from './security/access.ts';
 export type { CorsOptions } from './security/cors.ts';
 export type { CsrfPreventionOptions } from './security/csrf.ts';
 export type { FieldAccess } from './execution/plan.ts';
@@ -65,16 +67,13 @@ export type { PubSub, PubSubIterator, SubscribeOptions, PubSubOptions, MemoryPub
 export { createRedisPubSub } from './events/redisPubSub.ts';
 export type { RedisPubSub, RedisPubSubOptions } from './events/redisPubSub.ts';
 export type { WebSocketOptions, WebSocketTransport } from './transports/ws/server.ts';
-export { CloseCode as WebSocketCloseCode } from './transports/ws/protocol.ts';
 export type { RateLimitOptions, BudgetOption, RatePolicy, RateStanding, RateRefusal, ClientInfo } from './ratelimit/rateLimiter.ts';
-export { RateLimitErrorCode } from './ratelimit/rateLimiter.ts';
 export type { RateLimitStore, BucketCharge, BudgetName } from './ratelimit/store.ts';
 export type { IoredisClient } from './redis/ioredisClient.ts';
-export { TrustedDocumentErrorCode } from './security/trustedDocuments.ts';
 export type { PersistedQueriesOptions, TrustedDocumentsOptions } from './security/trustedDocuments.ts';
 export { createEventBus } from './events/eventBus.ts';
 export type { EventBus } from './events/eventBus.ts';
-export { createWebhooks, WebhookError, WebhookErrorCode, DEFAULT_RETRY_SCHEDULE } from './webhooks/webhooks.ts';
+export { createWebhooks, WebhookError, DEFAULT_RETRY_SCHEDULE } from './webhooks/webhooks.ts';
 export type { Webhooks, WebhooksOptions, EndpointView } from './webhooks/webhooks.ts';
 export { FileStore } from './webhooks/fileStore.ts';
 export type { FileStoreOptions } from './webhooks/fileStore.ts';

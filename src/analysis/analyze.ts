@@ -47,6 +47,7 @@ import type {
   VariableDefinitionNode,
 } from 'graphql';
 import { shouldInclude, typeConditionMatches } from '../language/collectFields.ts';
+import { ErrorCode } from '../errors/codes.ts';
 import { coerceVariableValues, noVariables, valuesOf } from '../language/graphqlCompat.ts';
 import type { VariableValues } from '../language/graphqlCompat.ts';
 import { fieldDefinition } from '../language/fieldDefinition.ts';
@@ -121,7 +122,7 @@ export class DocumentTooDeepError extends GraphQLError {
   readonly depth: number;
   constructor(depth: number) {
     super(`The document nests fields ${depth} levels deep; at most ${MAX_ANALYZED_NESTING} can be analyzed.`, {
-      extensions: { code: 'DOCUMENT_TOO_DEEP', measured: depth, limit: MAX_ANALYZED_NESTING },
+      extensions: { code: ErrorCode.DocumentTooDeep, measured: depth, limit: MAX_ANALYZED_NESTING },
     });
     this.depth = depth;
   }

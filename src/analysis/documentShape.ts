@@ -21,6 +21,7 @@
  */
 import { GraphQLError, Kind } from 'graphql';
 import type { DocumentNode, FragmentDefinitionNode, SelectionSetNode } from 'graphql';
+import { ErrorCode } from '../errors/codes.ts';
 
 export interface ShapeLimits {
   breadth: number | false;
@@ -127,12 +128,12 @@ class ShapeWalk {
     const { breadth, directivesPerNode, fieldMerges } = this.limits;
     const errors: GraphQLError[] = [];
     if (breadth !== false && this.widest > breadth) {
-      errors.push(shapeError('BREADTH_LIMIT_EXCEEDED', `A selection set lists ${this.widest} selections; the limit is ${breadth}.`, this.widest, breadth));
+      errors.push(shapeError(ErrorCode.BreadthLimitExceeded, `A selection set lists ${this.widest} selections; the limit is ${breadth}.`, this.widest, breadth));
     }
     if (directivesPerNode !== false && this.mostDirectives > directivesPerNode) {
       errors.push(
         shapeError(
-          'DIRECTIVE_LIMIT_EXCEEDED',
+          ErrorCode.DirectiveLimitExceeded,
           `A field or fragment carries ${this.mostDirectives} directives; the limit is ${directivesPerNode}.`,
           this.mostDirectives,
           directivesPerNode,
@@ -146,7 +147,7 @@ class ShapeWalk {
       const count = measured === Number.MAX_SAFE_INTEGER ? `more than ${measured}` : String(measured);
       errors.push(
         shapeError(
-          'FIELD_MERGE_LIMIT_EXCEEDED',
+          ErrorCode.FieldMergeLimitExceeded,
           `The document merges ${count} pairs of fields and fragments in its selection sets; the limit is ${fieldMerges}.`,
           measured,
           fieldMerges,

@@ -10,6 +10,7 @@
  */
 import { GraphQLError, Lexer, Source, TokenKind, parse } from 'graphql';
 import type { DocumentNode } from 'graphql';
+import { ErrorCode } from '../errors/codes.ts';
 import { DocumentTooDeepError, analyzeOperation } from './analyze.ts';
 import type { Analysis, AnalyzeArgs } from './analyze.ts';
 import { checkDocumentShape } from './documentShape.ts';
@@ -71,21 +72,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   fieldMerges: 2000,
 });
 
-export type LimitCode =
-  | 'DEPTH_LIMIT_EXCEEDED'
-  | 'COST_LIMIT_EXCEEDED'
-  | 'NODE_LIMIT_EXCEEDED'
-  | 'ALIAS_LIMIT_EXCEEDED'
-  | 'DIRECTIVE_LIMIT_EXCEEDED'
-  | 'TOKEN_LIMIT_EXCEEDED'
-  | 'DOCUMENT_TOO_LARGE'
-  | 'BATCH_LIMIT_EXCEEDED'
-  | 'BREADTH_LIMIT_EXCEEDED'
-  | 'FIELD_MERGE_LIMIT_EXCEEDED'
-  | 'DOCUMENT_TOO_DEEP'
-  | 'SLICING_ARGUMENT_REQUIRED';
-
-function limitError(code: LimitCode, message: string, measured: number, limit: number): GraphQLError {
+function limitError(code: ErrorCode, message: string, measured: number, limit: number): GraphQLError {
   return new GraphQLError(message, { extensions: { code, measured, limit } });
 }
 
@@ -105,7 +92,7 @@ export function parseWithLimits(source: string, limits?: Partial<Limits>): { doc
     return {
       errors: [
         limitError(
-          'DOCUMENT_TOO_LARGE',
+          ErrorCode.DocumentTooLarge,
           `The document is ${source.length} characters long; the limit is ${documentLength}.`,
           source.length,
           documentLength,
@@ -130,7 +117,7 @@ function parseFailure(error: unknown, source: string, tokens: number | false): G
   if (error instanceof RangeError) {
     const counted = tokens === false ? 0 : countTokens(source, tokenCap(tokens));
     if (tokens !== false && counted > tokens) return tokenLimitError(counted, tokens);
-    return new GraphQLError('The document is nested too deeply to parse.', { extensions: { code: 'DOCUMENT_TOO_DEEP' } });
+    return new GraphQLError('The document is nested too deeply to parse.', { extensions: { code: ErrorCode.DocumentTooDeep } });
   }
   if (tokens !== false && error instanceof GraphQLError && error.message.includes('tokens. Parsing aborted.')) {
     // Count how many there are, to report it, but never lex past a bound.
@@ -140,7 +127,7 @@ function parseFailure(error: unknown, source: string, tokens: number | false): G
     return new GraphQLError(error.message, {
       source: error.source,
       positions: error.positions,
-      extensions: { ...error.extensions, code: 'GRAPHQL_PARSE_FAILED' },
+      extensions: { ...error.extensions, code: ErrorCode.ParseFailed },
     });
   }
   throw error;
@@ -154,7 +141,7 @@ function tokenCap(tokens: number): number {
 function tokenLimitError(counted: number, tokens: number): GraphQLError {
   const cap = tokenCap(tokens);
   const message = counted > cap ? `The document has more than ${cap} tokens; the limit is ${tokens}.` : `The document has ${counted} tokens; the limit is ${tokens}.`;
-  return limitError('TOKEN_LIMIT_EXCEEDED', message, counted, tokens);
+  return limitError(ErrorCode.TokenLimitExceeded, message, counted, tokens);
 }
 
 /** Tokens as the parser counts them, up to the first lexical error, stopping past `cap`. */
@@ -185,7 +172,7 @@ export function checkLimits(args: CheckLimitsArgs): { analysis: Analysis | null;
   } catch (error) {
     if (error instanceof DocumentTooDeepError && limits.depth !== false) {
       const message = `Query depth ${error.depth} exceeds the limit of ${limits.depth}.`;
-      return { analysis: null, errors: [limitError('DEPTH_LIMIT_EXCEEDED', message, error.depth, limits.depth)] };
+      return { analysis: null, errors: [limitError(ErrorCode.DepthLimitExceeded, message, error.depth, limits.depth)] };
     }
     if (error instanceof GraphQLError) return { analysis: null, errors: [error] };
     throw error;
@@ -193,25 +180,25 @@ export function checkLimits(args: CheckLimitsArgs): { analysis: Analysis | null;
   const { analysis, slicingViolations } = analyzed;
   const errors: GraphQLError[] = [];
   if (limits.depth !== false && analysis.depth > limits.depth) {
-    errors.push(limitError('DEPTH_LIMIT_EXCEEDED', `Query depth ${analysis.depth} exceeds the limit of ${limits.depth}.`, analysis.depth, limits.depth));
+    errors.push(limitError(ErrorCode.DepthLimitExceeded, `Query depth ${analysis.depth} exceeds the limit of ${limits.depth}.`, analysis.depth, limits.depth));
   }
   if (limits.cost !== false && analysis.cost > limits.cost) {
-    errors.push(limitError('COST_LIMIT_EXCEEDED', `Query cost ${analysis.cost} exceeds the limit of ${limits.cost}.`, analysis.cost, limits.cost));
+    errors.push(limitError(ErrorCode.CostLimitExceeded, `Query cost ${analysis.cost} exceeds the limit of ${limits.cost}.`, analysis.cost, limits.cost));
   }
   if (limits.nodes !== false && analysis.nodes > limits.nodes) {
     errors.push(
-      limitError('NODE_LIMIT_EXCEEDED', `Query node count ${analysis.nodes} exceeds the limit of ${limits.nodes}.`, analysis.nodes, limits.nodes),
+      limitError(ErrorCode.NodeLimitExceeded, `Query node count ${analysis.nodes} exceeds the limit of ${limits.nodes}.`, analysis.nodes, limits.nodes),
     );
   }
   if (limits.aliases !== false && analysis.aliases > limits.aliases) {
     errors.push(
-      limitError('ALIAS_LIMIT_EXCEEDED', `Query uses ${analysis.aliases} aliases; the limit is ${limits.aliases}.`, analysis.aliases, limits.aliases),
+      limitError(ErrorCode.AliasLimitExceeded, `Query uses ${analysis.aliases} aliases; the limit is ${limits.aliases}.`, analysis.aliases, limits.aliases),
     );
   }
   if (limits.directives !== false && analysis.directives > limits.directives) {
     errors.push(
       limitError(
-        'DIRECTIVE_LIMIT_EXCEEDED',
+        ErrorCode.DirectiveLimitExceeded,
         `Query uses ${analysis.directives} directives; the limit is ${limits.directives}.`,
         analysis.directives,
         limits.directives,
@@ -219,7 +206,7 @@ export function checkLimits(args: CheckLimitsArgs): { analysis: Analysis | null;
     );
   }
   for (const message of slicingViolations) {
-    errors.push(new GraphQLError(message, { extensions: { code: 'SLICING_ARGUMENT_REQUIRED' } }));
+    errors.push(new GraphQLError(message, { extensions: { code: ErrorCode.SlicingArgumentRequired } }));
   }
   return { analysis, errors };
 }
@@ -229,7 +216,7 @@ export function checkBatchSize(operations: number, limits?: Partial<Limits>): Gr
   const { batchedOperations } = resolveLimits(limits);
   if (batchedOperations === false || operations <= batchedOperations) return null;
   return limitError(
-    'BATCH_LIMIT_EXCEEDED',
+    ErrorCode.BatchLimitExceeded,
     `The request holds ${operations} operations; the limit is ${batchedOperations}.`,
     operations,
     batchedOperations,

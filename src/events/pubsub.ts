@@ -38,6 +38,7 @@
  * rejection for `publish`, which always answers with a promise.
  */
 import { GraphQLError } from 'graphql';
+import { ErrorCode } from '../errors/codes.ts';
 import { describe } from '../jsutils/describe.ts';
 import { inspect } from '../jsutils/inspect.ts';
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
@@ -78,9 +79,9 @@ export interface PubSubOptions {
 }
 
 /** `extensions.code` of the error a subscriber that fell more than bufferSize events behind gets. */
-export const SUBSCRIPTION_OVERFLOW = 'SUBSCRIPTION_OVERFLOW';
+export const SUBSCRIPTION_OVERFLOW = ErrorCode.SubscriptionOverflow;
 /** `extensions.code` of the error publish and subscribe give after close(). */
-export const PUBSUB_CLOSED = 'PUBSUB_CLOSED';
+export const PUBSUB_CLOSED = ErrorCode.PubSubClosed;
 export const DEFAULT_BUFFER_SIZE = 1000;
 
 /** The error of a subscriber that fell more than bufferSize events behind (also used by shared subscriptions). */

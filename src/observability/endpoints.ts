@@ -9,7 +9,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { HttpErrorCode, httpErrorBody } from '../errors/codes.ts';
+import { ErrorCode, HttpErrorCode, errorBody, httpErrorBody } from '../errors/codes.ts';
 import { LIVE_BODY } from './health.ts';
 import type { Readiness } from './health.ts';
 import { CONTENT_TYPE } from './metrics.ts';
@@ -78,7 +78,7 @@ export class OperationalRoutes {
       return [
         401,
         { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'www-authenticate': 'Bearer realm="metrics"' },
-        JSON.stringify({ error: { code: 'UNAUTHENTICATED', message: 'The metrics need Authorization: Bearer <token>.' } }),
+        errorBody(ErrorCode.Unauthenticated, 'The metrics need Authorization: Bearer <token>.'),
       ];
     }
     let text: string;

@@ -21,6 +21,7 @@
  */
 import type { GraphQLSchema } from 'graphql';
 import { describe } from '../jsutils/describe.ts';
+import { ErrorCode } from '../errors/codes.ts';
 import { hasAnyRole } from '../security/access.ts';
 import type { Identity } from '../security/identity.ts';
 import { LruCache } from '../jsutils/lruCache.ts';
@@ -86,7 +87,7 @@ export interface RateStanding {
 /** A refused operation: over budget (429), or the store could not answer (503). */
 export interface RateRefusal {
   readonly status: 429 | 503;
-  readonly code: 'RATE_LIMITED' | 'RATE_LIMIT_UNAVAILABLE';
+  readonly code: typeof ErrorCode.RateLimited | typeof ErrorCode.RateLimitUnavailable;
   readonly message: string;
   /** Seconds until it may be tried again. */
   readonly retryAfter: number;
@@ -98,11 +99,6 @@ export type Admission = RateStanding | RateRefusal;
 
 /** After the store fails, how long requests are answered without asking it (failOpen decides how). */
 export const STORE_RETRY_MS = 1000;
-
-export const RateLimitErrorCode = {
-  RateLimited: 'RATE_LIMITED',
-  Unavailable: 'RATE_LIMIT_UNAVAILABLE',
-} as const;
 
 /** How the client is known to the transport. */
 export interface ClientInfo {
@@ -283,7 +279,7 @@ export class RateLimiter {
     if (this.failOpen) return { policy, buckets: [] };
     return {
       status: 503,
-      code: RateLimitErrorCode.Unavailable,
+      code: ErrorCode.RateLimitUnavailable,
       message: 'The rate limiter cannot reach its store; try again shortly.',
       retryAfter: 1,
       standing: null,
@@ -334,7 +330,7 @@ function admission(policy: RatePolicy, outcome: ChargeOutcome): Admission {
   const retryAfter = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
   return {
     status: 429,
-    code: RateLimitErrorCode.RateLimited,
+    code: ErrorCode.RateLimited,
     message: `Rate limit exceeded: try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`,
     retryAfter,
     standing,

@@ -25,17 +25,10 @@ import type {
 import type { FieldAccess } from '../execution/plan.ts';
 import type { Fragments } from '../language/collectFields.ts';
 import { LruCache } from '../jsutils/lruCache.ts';
+import { ErrorCode } from '../errors/codes.ts';
 import type { Identity } from './identity.ts';
 import { authRuleOf, roleModelOf, rulesOfField, usesOurAuthDirective } from './rules.ts';
 import type { AuthRule } from './rules.ts';
-
-/** Codes of field-level refusals, in `errors[].extensions.code`. */
-export const AccessErrorCode = {
-  /** The caller lacks a role or scope the field (or its type) requires, or is not signed in. */
-  Forbidden: 'FORBIDDEN',
-  /** The field requires multi-factor sign-in, and the caller's was not. */
-  MfaRequired: 'MFA_REQUIRED',
-} as const;
 
 /** What a caller was granted, with roles expanded through the schema's role model. */
 interface Grant {
@@ -104,7 +97,7 @@ function judge(rule: AuthRule, coordinate: string, grant: Grant): Verdict | null
   if (rule.mfa === true && !grant.mfa) {
     return {
       error: new GraphQLError(`Access to ${coordinate} requires multi-factor authentication; sign in again with a second factor.`, {
-        extensions: { code: AccessErrorCode.MfaRequired },
+        extensions: { code: ErrorCode.MfaRequired },
       }),
       missingScopes: [],
     };
@@ -113,7 +106,7 @@ function judge(rule: AuthRule, coordinate: string, grant: Grant): Verdict | null
 }
 
 function forbidden(message: string): Verdict {
-  return { error: new GraphQLError(message, { extensions: { code: AccessErrorCode.Forbidden } }), missingScopes: [] };
+  return { error: new GraphQLError(message, { extensions: { code: ErrorCode.Forbidden } }), missingScopes: [] };
 }
 
 /** Per schema: whether it has rules at all, and the GrantAccess of each set of grants seen. */

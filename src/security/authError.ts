@@ -6,17 +6,13 @@
  * Like jose's typed errors, callers map the code and never parse the message. The message is
  * for the client: it says what was wrong and what was expected, and never echoes the credential.
  */
+import { ErrorCode } from '../errors/codes.ts';
 
-export const AuthErrorCode = {
-  /** No acceptable credential: missing where one is required, malformed, unknown, expired or forged. */
-  Unauthenticated: 'UNAUTHENTICATED',
-  /** A valid credential without a scope the request needs (`insufficient_scope`). */
-  Forbidden: 'FORBIDDEN',
-  /** The credential could not be checked: the key set or introspection endpoint did not answer. */
-  Unavailable: 'AUTHENTICATION_UNAVAILABLE',
-} as const;
-
-export type AuthErrorCodeValue = (typeof AuthErrorCode)[keyof typeof AuthErrorCode];
+/**
+ * The codes an AuthError carries: no acceptable credential (401), a valid credential without a
+ * scope the request needs (403), or a credential that could not be checked (503).
+ */
+export type AuthErrorCodeValue = typeof ErrorCode.Unauthenticated | typeof ErrorCode.Forbidden | typeof ErrorCode.AuthenticationUnavailable;
 
 /** The `error` parameter of an RFC 6750 challenge. */
 export type ChallengeError = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
@@ -42,33 +38,33 @@ export class AuthError extends Error {
     super(message);
     this.name = 'AuthError';
     this.code = code;
-    this.status = code === AuthErrorCode.Unauthenticated ? 401 : code === AuthErrorCode.Forbidden ? 403 : 503;
+    this.status = code === ErrorCode.Unauthenticated ? 401 : code === ErrorCode.Forbidden ? 403 : 503;
     this.scheme = options.scheme ?? null;
     // An explicit null means "no error parameter" (no credential was sent); absent means the default.
     this.challengeError =
-      options.challengeError !== undefined ? options.challengeError : code === AuthErrorCode.Unauthenticated ? 'invalid_token' : null;
+      options.challengeError !== undefined ? options.challengeError : code === ErrorCode.Unauthenticated ? 'invalid_token' : null;
     this.requiredScopes = options.requiredScopes ?? [];
   }
 }
 
 /** A credential of this scheme that is not valid: unknown, expired, forged, of the wrong audience... */
 export function invalidCredential(scheme: string, message: string): AuthError {
-  return new AuthError(AuthErrorCode.Unauthenticated, message, { scheme, challengeError: 'invalid_token' });
+  return new AuthError(ErrorCode.Unauthenticated, message, { scheme, challengeError: 'invalid_token' });
 }
 
 /** A credential header that cannot be read at all (RFC 6750 `invalid_request`). */
 export function malformedCredential(message: string, scheme: string | null = null): AuthError {
-  return new AuthError(AuthErrorCode.Unauthenticated, message, { scheme, challengeError: 'invalid_request' });
+  return new AuthError(ErrorCode.Unauthenticated, message, { scheme, challengeError: 'invalid_request' });
 }
 
 /** A valid credential that lacks scopes the request needs. */
 export function insufficientScope(scheme: string, message: string, requiredScopes: ReadonlyArray<string>): AuthError {
-  return new AuthError(AuthErrorCode.Forbidden, message, { scheme, challengeError: 'insufficient_scope', requiredScopes });
+  return new AuthError(ErrorCode.Forbidden, message, { scheme, challengeError: 'insufficient_scope', requiredScopes });
 }
 
 /** The credential could not be checked now (a network failure, not the client's fault). */
 export function authenticationUnavailable(message: string): AuthError {
-  return new AuthError(AuthErrorCode.Unavailable, message, { challengeError: null });
+  return new AuthError(ErrorCode.AuthenticationUnavailable, message, { challengeError: null });
 }
 
 /**

@@ -16,7 +16,8 @@
  * `connection_init` payload as headers.
  */
 import { LruCache } from '../jsutils/lruCache.ts';
-import { AuthError, AuthErrorCode, invalidCredential } from './authError.ts';
+import { ErrorCode } from '../errors/codes.ts';
+import { AuthError, invalidCredential } from './authError.ts';
 import { DEFAULT_MAX_CREDENTIAL_LENGTH, readCredential } from './credentials.ts';
 import type { Credential } from './credentials.ts';
 import { ANONYMOUS } from './identity.ts';
@@ -79,7 +80,7 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
   }
   const schemes = [...new Set(authenticators.map((authenticator) => authenticator.scheme))];
   const missing = new AuthError(
-    AuthErrorCode.Unauthenticated,
+    ErrorCode.Unauthenticated,
     `This server requires authentication; send ${schemes.map(example).join(' or ')}.`,
     { challengeError: null },
   );
@@ -133,7 +134,7 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
 
   function nobodys(credential: Credential | null): Identity | AuthError {
     if (credential === null) return required ? missing : ANONYMOUS;
-    return new AuthError(AuthErrorCode.Unauthenticated, `The ${credential.scheme} credential is not accepted here. This server accepts ${schemes.map(example).join(' or ')}.`, {
+    return new AuthError(ErrorCode.Unauthenticated, `The ${credential.scheme} credential is not accepted here. This server accepts ${schemes.map(example).join(' or ')}.`, {
       challengeError: 'invalid_token',
     });
   }

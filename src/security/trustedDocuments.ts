@@ -34,16 +34,10 @@ import { inspect } from '../jsutils/inspect.ts';
 import { LruCache } from '../jsutils/lruCache.ts';
 import { asRedis, loadIoredis } from '../redis/loadIoredis.ts';
 import type { IoredisClient } from '../redis/ioredisClient.ts';
-import { GraphQLErrorCode, codedError } from '../errors/codes.ts';
+import { ErrorCode, codedError } from '../errors/codes.ts';
 import { CacheCounts } from '../observability/cacheCounts.ts';
 import { redisReadiness } from '../observability/health.ts';
 import type { ReadinessCheck } from '../observability/health.ts';
-
-export const TrustedDocumentErrorCode = {
-  NotFound: 'PERSISTED_QUERY_NOT_FOUND',
-  NotAllowed: 'PERSISTED_QUERY_NOT_ALLOWED',
-  NotSupported: 'PERSISTED_QUERY_NOT_SUPPORTED',
-} as const;
 
 export interface PersistedQueriesOptions {
   /** Documents kept in memory (default 1,000, and at most 16 MiB of text). */
@@ -105,29 +99,29 @@ function requestedId(request: DocumentRequest): string | GraphQLError | undefine
   const persisted = request.extensions?.['persistedQuery'];
   if (persisted !== undefined && persisted !== null) {
     if (typeof persisted !== 'object' || Array.isArray(persisted)) {
-      return codedError(`"extensions.persistedQuery" must be an object, got ${describe(persisted)}.`, GraphQLErrorCode.BadRequest);
+      return codedError(`"extensions.persistedQuery" must be an object, got ${describe(persisted)}.`, ErrorCode.BadRequest);
     }
     const { version, sha256Hash } = persisted as { version?: unknown; sha256Hash?: unknown };
-    if (version !== 1) return codedError(`Unsupported persisted query version ${inspect(version)}; only version 1 is.`, GraphQLErrorCode.BadRequest);
+    if (version !== 1) return codedError(`Unsupported persisted query version ${inspect(version)}; only version 1 is.`, ErrorCode.BadRequest);
     if (typeof sha256Hash !== 'string' || !HEX64.test(sha256Hash.toLowerCase())) {
-      return codedError('"extensions.persistedQuery.sha256Hash" must be a SHA-256 hash: 64 hexadecimal characters.', GraphQLErrorCode.BadRequest);
+      return codedError('"extensions.persistedQuery.sha256Hash" must be a SHA-256 hash: 64 hexadecimal characters.', ErrorCode.BadRequest);
     }
     return sha256Hash.toLowerCase();
   }
   const id = request.documentId;
   if (id === undefined) return undefined;
   const bare = id.startsWith('sha256:') ? id.slice(7) : id;
-  if (bare === '' || bare.length > 256) return codedError('"documentId" must be a document id of at most 256 characters.', GraphQLErrorCode.BadRequest);
+  if (bare === '' || bare.length > 256) return codedError('"documentId" must be a document id of at most 256 characters.', ErrorCode.BadRequest);
   const lower = bare.toLowerCase();
   return HEX64.test(lower) || HEX32.test(lower) ? lower : bare;
 }
 
 function noQuery(): GraphQLError {
-  return codedError('The request has no "query"; expected the GraphQL document as a string.', GraphQLErrorCode.BadRequest);
+  return codedError('The request has no "query"; expected the GraphQL document as a string.', ErrorCode.BadRequest);
 }
 
 function notFound(): GraphQLError {
-  return codedError('PersistedQueryNotFound', TrustedDocumentErrorCode.NotFound);
+  return codedError('PersistedQueryNotFound', ErrorCode.PersistedQueryNotFound);
 }
 
 export function sha256(text: string): string {
@@ -140,7 +134,7 @@ class Unpersisted implements DocumentResolver {
 
   resolve(request: DocumentRequest): string | GraphQLError {
     if (request.extensions?.['persistedQuery'] != null || request.documentId !== undefined) {
-      return codedError('PersistedQueryNotSupported', TrustedDocumentErrorCode.NotSupported);
+      return codedError('PersistedQueryNotSupported', ErrorCode.PersistedQueryNotSupported);
     }
     return request.query ?? noQuery();
   }
@@ -196,12 +190,12 @@ class AutomaticPersistedQueries implements DocumentResolver {
     const id = requestedId(request);
     if (id === undefined) return request.query ?? noQuery();
     if (typeof id !== 'string') return id;
-    if (!HEX64.test(id)) return codedError('"documentId" must name a SHA-256 hash here: 64 hexadecimal characters, optionally after "sha256:".', GraphQLErrorCode.BadRequest);
+    if (!HEX64.test(id)) return codedError('"documentId" must name a SHA-256 hash here: 64 hexadecimal characters, optionally after "sha256:".', ErrorCode.BadRequest);
     const query = request.query;
     if (query !== null) {
       // A registration: checked here, kept once its document has passed (accept).
       if (this.memory.get(id) === query || sha256(query) === id) return query;
-      return codedError('provided sha does not match query', GraphQLErrorCode.BadRequest);
+      return codedError('provided sha does not match query', ErrorCode.BadRequest);
     }
     const known = this.memory.get(id);
     if (known !== undefined) {
@@ -302,14 +296,14 @@ class Allowlist implements DocumentResolver {
       const document = this.manifest.get(id);
       if (document === undefined) return notFound();
       if (request.query !== null && request.query !== document) {
-        return codedError(`The query sent is not the trusted document ${id}.`, GraphQLErrorCode.BadRequest);
+        return codedError(`The query sent is not the trusted document ${id}.`, ErrorCode.BadRequest);
       }
       return document;
     }
     const query = request.query;
     if (query === null) return noQuery();
     if (this.texts.has(query)) return query;
-    return codedError('Only trusted documents may run on this server; this one is not in its manifest.', TrustedDocumentErrorCode.NotAllowed);
+    return codedError('Only trusted documents may run on this server; this one is not in its manifest.', ErrorCode.PersistedQueryNotAllowed);
   }
 
   close(): Promise<void> {
