@@ -2,10 +2,10 @@
  * The server's metrics, in the Prometheus text exposition format 0.0.4: one registry per
  * server, counters, gauges and one histogram written by hand (no client library to add).
  *
- * Cost is the design. A `{ hello }` request costs about 13 µs of server CPU, so what a request
- * adds is a few array increments indexed by integers (operation type × status, histogram bucket)
- * and a comparison or two on the response body; there are no label strings, maps or closures per
- * request. Label sets are made into text only at scrape time, and values that live elsewhere
+ * Cost is the design. A small request costs the server little CPU (docs/benchmarks.md), so
+ * what metrics add to it must be smaller still: a few array increments indexed by integers
+ * (operation type × status, histogram bucket) and a comparison or two on the response body;
+ * there are no label strings, maps or closures per request. Label sets are made into text only at scrape time, and values that live elsewhere
  * (cache counts, refusals, open subscriptions, memory) are read then, from their owners.
  *
  * Errors are counted by the `code` of every error a response carries. The code is read back

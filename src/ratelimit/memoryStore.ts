@@ -1,7 +1,7 @@
 /**
  * The in-memory rate-limit store: one instance's buckets, in a bounded map.
  *
- * Bounded: at most `maxKeys` keys (default 100,000; about 300 bytes each and its key, see
+ * Bounded: at most `maxKeys` keys (default 100,000; the memory each takes is in
  * docs/benchmarks.md). A key whose buckets are all full again holds nothing a fresh key would
  * not, so it is forgotten: on a sweep every `sweepMs` (an unref'd timer). When the
  * map is full, the first key of the map is dropped (idle, or else it starts again with a full

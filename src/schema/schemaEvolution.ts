@@ -1,6 +1,6 @@
 /**
- * Schema evolution (SPEC §9.3–9.5): what changed between a published schema and the current
- * one, and which part of the semantic version that asks to raise.
+ * Schema evolution: what changed between a published schema and the current one, and which
+ * part of its version (Semantic Versioning 2.0.0: major, minor, patch) that asks to raise.
  *
  *   breaking (graphql-js's findBreakingChanges: a removed type or field, a changed type, a new
  *            required argument, ...) ─ major
