@@ -9,6 +9,8 @@
  *   npm test                                    both setups
  *   npm test -- --only=graphql17                one of them
  *   npm test -- --only=graphql16 spec-tests/x   arguments after the options go to vitest
+ *
+ * Before both, the import rules: dependency-cruiser with .dependency-cruiser.cjs.
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +43,14 @@ function run(command, commandArgs) {
 }
 
 const failed = [];
+
+// The import layers (.dependency-cruiser.cjs) do not depend on the Node or graphql major: checked
+// once, before the setups; a violation fails npm test like a failing suite.
+console.log('\n=== npm test: imports only point down (dependency-cruiser) ===\n');
+if (!run(process.execPath, ['node_modules/dependency-cruiser/bin/dependency-cruise.mjs', 'src', '--config', '.dependency-cruiser.cjs'])) {
+  failed.push('the import rules (npm run check:imports)');
+}
+
 process.on('SIGINT', () => {
   useGraphqlMajor(16);
   process.exit(130);
