@@ -78,78 +78,106 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
   if (!Number.isInteger(maxLength) || maxLength <= 0) {
     throw new TypeError(`maxCredentialLength must be a positive whole number of characters, got ${String(maxLength)}.`);
   }
-  const schemes = [...new Set(authenticators.map((authenticator) => authenticator.scheme))];
-  const missing = new AuthError(
-    ErrorCode.Unauthenticated,
-    `This server requires authentication; send ${schemes.map(example).join(' or ')}.`,
-    { challengeError: null },
-  );
-  // Clients send the same header again and again: each distinct value is read once (values
-  // up to a generous token's length; longer ones, rare and suspicious, are read every time).
-  const byAuthorization = new LruCache<string, Credential | AuthError>(1024);
-  const byApiKey = new LruCache<string, Credential | AuthError>(1024);
+  const chain = new AuthenticatorChain(authenticators, required);
+  // With no authenticator, authentication is off: every caller is anonymous, and credential
+  // headers, meant for something else (a gateway in front, say), are not read at all.
+  if (authenticators.length === 0) return { schemes: chain.schemes, authenticate: () => ANONYMOUS };
+  const credentials = new CredentialReader(maxLength);
+  return {
+    schemes: chain.schemes,
+    authenticate(headers) {
+      const credential = credentials.read(headers);
+      if (credential instanceof AuthError) return credential;
+      return chain.ask({ credential, headers }, 0);
+    },
+  };
+}
 
-  function credentialOf(headers: RequestHeaders): Credential | AuthError | null {
+/**
+ * Reads the credential of a request's headers. Clients send the same header again and again:
+ * each distinct value is read once (values up to MEMO_LENGTH; longer ones, rare and suspicious,
+ * are read every time).
+ */
+class CredentialReader {
+  private readonly maxLength: number;
+  private readonly byAuthorization = new LruCache<string, Credential | AuthError>(1024);
+  private readonly byApiKey = new LruCache<string, Credential | AuthError>(1024);
+
+  constructor(maxLength: number) {
+    this.maxLength = maxLength;
+  }
+
+  read(headers: RequestHeaders): Credential | AuthError | null {
     const authorization = headers['authorization'];
     const apiKey = headers['x-api-key'];
     const single = authorization === undefined ? apiKey : apiKey === undefined ? authorization : undefined;
-    if (typeof single !== 'string' || single.length > MEMO_LENGTH) return readCredential(headers, maxLength);
-    const memo = authorization === undefined ? byApiKey : byAuthorization;
+    if (typeof single !== 'string' || single.length > MEMO_LENGTH) return readCredential(headers, this.maxLength);
+    const memo = authorization === undefined ? this.byApiKey : this.byAuthorization;
     let read = memo.get(single);
     if (read === undefined) {
-      read = readCredential(headers, maxLength) as Credential | AuthError;
+      read = readCredential(headers, this.maxLength) as Credential | AuthError;
       memo.set(single, read);
     }
     return read;
   }
+}
 
-  /**
-   * An identity is let in while its credential has not expired. This is where a cached
-   * credential's expiry is enforced (credentialCache.ts), with the words its authenticator uses.
-   */
-  function admit(identity: Identity): Identity | AuthError {
-    if (identity.expiresAt !== null && identity.expiresAt <= Date.now()) {
-      return identity.kind === 'apiKey'
-        ? invalidCredential('ApiKey', `The API key expired at ${new Date(identity.expiresAt).toISOString()}.`)
-        : invalidCredential('Bearer', 'The token has expired.');
-    }
-    return identity;
+/** The authenticators asked in order, and what their answers (or their silence) mean. */
+class AuthenticatorChain {
+  /** The schemes the authenticators accept, for challenges. */
+  readonly schemes: ReadonlyArray<string>;
+  private readonly authenticators: ReadonlyArray<Authenticator>;
+  private readonly required: boolean;
+  /** The refusal of a request without a credential, when one is required. */
+  private readonly missing: AuthError;
+
+  constructor(authenticators: ReadonlyArray<Authenticator>, required: boolean) {
+    this.authenticators = authenticators;
+    this.required = required;
+    this.schemes = [...new Set(authenticators.map((authenticator) => authenticator.scheme))];
+    this.missing = new AuthError(
+      ErrorCode.Unauthenticated,
+      `This server requires authentication; send ${this.schemes.map(example).join(' or ')}.`,
+      { challengeError: null },
+    );
   }
 
   /** Asks the authenticators from `from` on; a promise only once one of them answers with one. */
-  function ask(request: AuthRequest, from: number): MaybePromise<Identity | AuthError> {
-    for (let i = from; i < authenticators.length; i++) {
-      const answer = (authenticators[i] as Authenticator).authenticate(request);
+  ask(request: AuthRequest, from: number): MaybePromise<Identity | AuthError> {
+    for (let i = from; i < this.authenticators.length; i++) {
+      const answer = (this.authenticators[i] as Authenticator).authenticate(request);
       if (answer instanceof Promise) {
-        return answer.then((settled) => (settled === null ? ask(request, i + 1) : decide(settled)));
+        return answer.then((settled) => (settled === null ? this.ask(request, i + 1) : decide(settled)));
       }
       if (answer !== null) return decide(answer);
     }
-    return nobodys(request.credential);
+    return this.nobodys(request.credential);
   }
 
-  function decide(answer: Identity | AuthError): Identity | AuthError {
-    return answer instanceof AuthError ? answer : admit(answer);
-  }
-
-  function nobodys(credential: Credential | null): Identity | AuthError {
-    if (credential === null) return required ? missing : ANONYMOUS;
-    return new AuthError(ErrorCode.Unauthenticated, `The ${credential.scheme} credential is not accepted here. This server accepts ${schemes.map(example).join(' or ')}.`, {
+  /** No authenticator took the request: anonymous without a credential, refused with one. */
+  private nobodys(credential: Credential | null): Identity | AuthError {
+    if (credential === null) return this.required ? this.missing : ANONYMOUS;
+    return new AuthError(ErrorCode.Unauthenticated, `The ${credential.scheme} credential is not accepted here. This server accepts ${this.schemes.map(example).join(' or ')}.`, {
       challengeError: 'invalid_token',
     });
   }
+}
 
-  // With no authenticator, authentication is off: every caller is anonymous, and credential
-  // headers, meant for something else (a gateway in front, say), are not read at all.
-  if (authenticators.length === 0) return { schemes, authenticate: () => ANONYMOUS };
-  return {
-    schemes,
-    authenticate(headers) {
-      const credential = credentialOf(headers);
-      if (credential instanceof AuthError) return credential;
-      return ask({ credential, headers }, 0);
-    },
-  };
+function decide(answer: Identity | AuthError): Identity | AuthError {
+  return answer instanceof AuthError ? answer : admit(answer);
+}
+
+/**
+ * An identity is let in while its credential has not expired. This is where a cached
+ * credential's expiry is enforced (credentialCache.ts), with the words its authenticator uses.
+ */
+function admit(identity: Identity): Identity | AuthError {
+  if (identity.expiresAt !== null && identity.expiresAt <= Date.now()) {
+    return identity.kind === 'apiKey'
+      ? invalidCredential('ApiKey', `The API key expired at ${new Date(identity.expiresAt).toISOString()}.`)
+      : invalidCredential('Bearer', 'The token has expired.');
+  }
+  return identity;
 }
 
 /** Credential headers up to this long have their reading remembered. */
