@@ -37,6 +37,25 @@ export const ErrorChannel = {
 
 export type ErrorChannel = (typeof ErrorChannel)[keyof typeof ErrorChannel];
 
+/** How docs/errors.md names each channel, and what it says of it. */
+export const ERROR_CHANNELS: { readonly [Channel in ErrorChannel]: { readonly label: string; readonly description: string } } = {
+  request: {
+    label: 'GraphQL request error',
+    description: '`errors[].extensions.code` of a result without `data`: nothing ran. 400 under `application/graphql-response+json`, 200 under `application/json`.',
+  },
+  execution: {
+    label: 'GraphQL execution error',
+    description: '`errors[].extensions.code` beside `data` (200 on the GraphQL endpoint); a resource route answers it with the status listed.',
+  },
+  stream: { label: 'subscription stream', description: 'An error on an open subscription: an SSE `next` event or a WebSocket `error` message.' },
+  http: {
+    label: 'HTTP `error`',
+    description: 'The `{ "error": { "code", "message" } }` body of an HTTP answer: the GraphQL endpoint, the operational routes, a WebSocket upgrade.',
+  },
+  resource: { label: 'resource route `error`', description: 'The `{ "error": { "code", "message" } }` body of a resource route (`/api`).' },
+  api: { label: 'API exception', description: 'The `code` of an error a library API throws to the application: `WebhookError`, the pub/sub.' },
+};
+
 /** What the registry says of one code. */
 export interface ErrorCodeInfo<Code extends string = string, Status extends number | null = number | null> {
   /** The string on the wire. */
@@ -117,6 +136,7 @@ export const ERROR_CODES = {
   HeadersTooLarge: entry('HEADERS_TOO_LARGE', 431, [Http], 'A header block larger than `maxHeaderBytes`.', HTTP_DOC),
   RequestTimeout: entry('REQUEST_TIMEOUT', 408, [Http], 'The headers or the whole request did not arrive within `headersTimeoutMs` / `requestTimeoutMs`.', HTTP_DOC),
   CsrfPrevented: entry('CSRF_PREVENTED', 400, [Http, Resource], 'With `csrfPrevention`: a request a browser could have sent cross-site without a preflight.', 'security.md#browser-safety'),
+  Gone: entry('GONE', 410, [Resource], 'An API version retired past its sunset date.', RESOURCES_DOC),
   PreconditionFailed: entry('PRECONDITION_FAILED', 412, [Resource], "An `If-Match` that does not name the resource's current ETag.", RESOURCES_DOC),
   Conflict: entry('CONFLICT', 409, [Execution], 'A resolver refused the change because of the resource as it is now.', RESOURCES_DOC),
   SubprotocolNotAcceptable: entry('SUBPROTOCOL_NOT_ACCEPTABLE', 400, [Http], 'A WebSocket upgrade without the `graphql-transport-ws` subprotocol.', WEBSOCKET_DOC),
