@@ -64,25 +64,6 @@ export function apiKeyAuth(options: ApiKeyAuthOptions): Authenticator {
   const stored = keys === undefined ? null : storedKeys(keys);
   const cache = new CredentialCache(options.cacheSize ?? 10_000, lookup !== undefined ? (options.cacheMaxAgeMs ?? 60_000) : Infinity);
 
-  /** The identity of the key whose digest this is, from the list: every stored digest compared, in constant time. */
-  function fromList(list: ReadonlyArray<StoredKey>, digest: Buffer): Identity | AuthError {
-    let found: StoredKey | undefined;
-    for (const candidate of list) {
-      if (timingSafeEqual(candidate.digest, digest) && found === undefined) found = candidate;
-    }
-    return found === undefined ? unknownKey() : identityOf(found.record, found.expiresAt);
-  }
-
-  async function fromLookup(digest: Buffer): Promise<Identity | AuthError> {
-    const hash = digest.toString('hex');
-    const record = await (lookup as NonNullable<ApiKeyAuthOptions['lookup']>)(hash);
-    if (record === null || record === undefined) return unknownKey();
-    const checked = checkRecord(record, 'the record lookup returned');
-    // The store matched on the hash already; comparing again, in constant time, guards against
-    // a store that matched loosely (a case-insensitive collation, a prefix index).
-    return timingSafeEqual(checked.digest, digest) ? identityOf(checked.record, checked.expiresAt) : unknownKey();
-  }
-
   return {
     scheme: 'ApiKey',
     authenticate({ credential }: AuthRequest): AuthResult | Promise<AuthResult> {
@@ -91,12 +72,32 @@ export function apiKeyAuth(options: ApiKeyAuthOptions): Authenticator {
       const cached = cache.get(key);
       if (cached !== undefined) return cached;
       const digest = createHash('sha256').update(key, 'utf8').digest();
-      if (stored === null) return cache.verify(key, () => fromLookup(digest));
+      if (stored === null) return cache.verify(key, () => fromLookup(lookup as NonNullable<ApiKeyAuthOptions['lookup']>, digest));
       const outcome = fromList(stored, digest);
       if (!(outcome instanceof Error)) cache.remember(key, outcome);
       return outcome;
     },
   };
+}
+
+/** The identity of the key whose digest this is, from the list: every stored digest compared, in constant time. */
+function fromList(list: ReadonlyArray<StoredKey>, digest: Buffer): Identity | AuthError {
+  let found: StoredKey | undefined;
+  for (const candidate of list) {
+    if (timingSafeEqual(candidate.digest, digest) && found === undefined) found = candidate;
+  }
+  return found === undefined ? unknownKey() : identityOf(found.record, found.expiresAt);
+}
+
+/** The identity of the key whose digest this is, from the application's lookup. */
+async function fromLookup(lookup: NonNullable<ApiKeyAuthOptions['lookup']>, digest: Buffer): Promise<Identity | AuthError> {
+  const hash = digest.toString('hex');
+  const record = await lookup(hash);
+  if (record === null || record === undefined) return unknownKey();
+  const checked = checkRecord(record, 'the record lookup returned');
+  // The store matched on the hash already; comparing again, in constant time, guards against
+  // a store that matched loosely (a case-insensitive collation, a prefix index).
+  return timingSafeEqual(checked.digest, digest) ? identityOf(checked.record, checked.expiresAt) : unknownKey();
 }
 
 interface StoredKey {
