@@ -17,7 +17,7 @@
  *
  * For each field, in order, the generated function:
  *  - for a plain read: reads the property (propertyRead.ts), stores a value already in shape
- *    (leafValues.ts `isCoercedLeaf`, else `PlainRead.completed`), and hands anything else (a
+ *    (leafValues.ts, else `PlainRead.completed`), and hands anything else (a
  *    thrown getter, a promise, a value needing coercion) to `executeField` with the value read;
  *  - for any other field: calls `executeField`, exactly as the loop would, so resolvers still
  *    run in field order and see earlier stores.
@@ -31,7 +31,7 @@
  * or a policy that forbids `new Function`), everything is interpreted.
  */
 import type { FieldPlan, SelectionPlan } from './plan.ts';
-import { isCoercedLeaf } from './leafValues.ts';
+import { coercedLeafTestName, isCoercedBoolean, isCoercedFloat, isCoercedInt, isCoercedString } from './leafValues.ts';
 import { NOT_PLAIN } from './plainReads.ts';
 import { FailedRead, NOT_READ } from './propertyRead.ts';
 
@@ -117,10 +117,11 @@ function compileFields(fields: ReadonlyArray<FieldPlan>, general: GeneralPath): 
     lines.push(`try { value = source.${field.fieldName}; } catch (error) { value = new FailedRead(error); }`);
     // A single leaf asks the one in-shape test first (an enum never passes it); lists, enums
     // and values not in shape ask the field's PlainRead, which knows every rule.
+    const test = read.list ? null : coercedLeafTestName(read.leaf);
     lines.push(
-      read.list
+      test === null
         ? `completed = P[${index}].completed(value);`
-        : `completed = isCoercedLeaf(${read.leaf}, value) ? value : P[${index}].completed(value);`,
+        : `completed = ${test}(value) ? value : P[${index}].completed(value);`,
     );
     lines.push(
       `if (completed !== NOT_PLAIN) { ${store} = completed; if (measuring) exec.actualCost += F[${index}].plainReadWeight; }` +
@@ -132,10 +133,21 @@ function compileFields(fields: ReadonlyArray<FieldPlan>, general: GeneralPath): 
   const body = `"use strict";\nreturn function compiledFields(exec, source, path) {\n  ${lines.join('\n  ')}\n};`;
   const plainReads = fields.map((field) => field.plainRead);
   try {
-    const factory = new Function('general', 'NOT_READ', 'FailedRead', 'NOT_PLAIN', 'isCoercedLeaf', 'F', 'P', body) as (
-      ...args: unknown[]
-    ) => CompiledFields;
-    return factory(general, NOT_READ, FailedRead, NOT_PLAIN, isCoercedLeaf, fields, plainReads);
+    const factory = new Function(
+      'general',
+      'NOT_READ',
+      'FailedRead',
+      'NOT_PLAIN',
+      'isCoercedString',
+      'isCoercedInt',
+      'isCoercedFloat',
+      'isCoercedBoolean',
+      'F',
+      'P',
+      body,
+    ) as (...args: unknown[]) => CompiledFields;
+    const tests = [isCoercedString, isCoercedInt, isCoercedFloat, isCoercedBoolean];
+    return factory(general, NOT_READ, FailedRead, NOT_PLAIN, ...tests, fields, plainReads);
   } catch {
     // Code generation is forbidden here (a flag or a policy): the plan stays interpreted.
     return null;

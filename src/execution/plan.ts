@@ -49,7 +49,7 @@ import type {
 import { fieldWeight } from '../analysis/analyze.ts';
 import type { GeneratedReader } from './compileFields.ts';
 import type { GeneratedWriter } from './compileStringify.ts';
-import { LeafKind, isCoercedLeaf } from './leafValues.ts';
+import { isCoercedBoolean, isCoercedFloat, isCoercedInt, isCoercedString } from './leafValues.ts';
 import { plainReadOf } from './plainReads.ts';
 import type { PlainRead } from './plainReads.ts';
 import { fieldDefinition } from '../language/fieldDefinition.ts';
@@ -370,7 +370,7 @@ function planValue(type: GraphQLOutputType, propagatesErrors: boolean): ValuePla
 
 /**
  * Result coercion of a leaf type. For the built-in scalars a value already of the right type is
- * its own result (leafValues.ts `isCoercedLeaf`), which it nearly always is; anything else takes
+ * its own result (leafValues.ts), which it nearly always is; anything else takes
  * the type's own coercion as the installed graphql calls it (graphqlCompat.ts), so the result and
  * the error messages stay graphql-js's.
  */
@@ -379,13 +379,13 @@ function serializerFor(type: GraphQLLeafType): (value: unknown) => unknown {
   switch (type) {
     case GraphQLString:
     case GraphQLID:
-      return (value) => (isCoercedLeaf(LeafKind.String, value) ? value : coerce(value));
+      return (value) => (isCoercedString(value) ? value : coerce(value));
     case GraphQLBoolean:
-      return (value) => (isCoercedLeaf(LeafKind.Boolean, value) ? value : coerce(value));
+      return (value) => (isCoercedBoolean(value) ? value : coerce(value));
     case GraphQLInt:
-      return (value) => (isCoercedLeaf(LeafKind.Int, value) ? value : coerce(value));
+      return (value) => (isCoercedInt(value) ? value : coerce(value));
     case GraphQLFloat:
-      return (value) => (isCoercedLeaf(LeafKind.Float, value) ? value : coerce(value));
+      return (value) => (isCoercedFloat(value) ? value : coerce(value));
     default:
       return coerce;
   }
