@@ -142,33 +142,14 @@ function checkResolversMatchSchema(schema: GraphQLSchema, resolvers: Map<string,
       throw new TypeError(`makeSchema: resolvers define type "${typeName}", which is not in the schema.`);
     }
     if (isScalarType(type)) {
-      if (isSpecifiedScalarType(type)) {
-        throw new TypeError(`makeSchema: the built-in scalar "${typeName}" cannot be given resolvers.`);
-      }
-      if (!(value instanceof GraphQLScalarType) && !isPlainObject(value)) {
-        throw new TypeError(
-          `makeSchema: scalar "${typeName}" expects a GraphQLScalarType or { serialize, parseValue, parseLiteral }, got ${describe(value)}.`,
-        );
-      }
-      if (!(value instanceof GraphQLScalarType)) {
-        for (const key of Object.keys(value as object)) {
-          if (SCALAR_FUNCTIONS.includes(key)) continue;
-          if (GRAPHQL_17_SCALAR_FUNCTIONS.includes(key)) {
-            throw new TypeError(
-              `makeSchema: scalar "${typeName}" got "${key}", which only graphql 17 reads; this project has graphql ${GRAPHQL_VERSION}: use ${SCALAR_FUNCTIONS.slice(0, 3).join(', ')}.`,
-            );
-          }
-          throw new TypeError(`makeSchema: scalar "${typeName}" got "${key}"; expected only ${SCALAR_FUNCTIONS.join(', ')}.`);
-        }
-      }
+      checkScalarFunctions(type, value);
       continue;
     }
     if (!isPlainObject(value)) {
       throw new TypeError(`makeSchema: resolvers for type "${typeName}" must be an object, got ${describe(value)}.`);
     }
-    const entries = Object.entries(value as object);
     if (isEnumType(type)) {
-      for (const [valueName] of entries) {
+      for (const valueName of Object.keys(value)) {
         if (type.getValue(valueName) === undefined) {
           throw new TypeError(`makeSchema: resolvers define enum value "${typeName}.${valueName}", which is not in the schema.`);
         }
@@ -178,25 +159,54 @@ function checkResolversMatchSchema(schema: GraphQLSchema, resolvers: Map<string,
     if (isInputObjectType(type)) {
       throw new TypeError(`makeSchema: input object type "${typeName}" cannot have resolvers.`);
     }
-    const fields = isObjectType(type) || isInterfaceType(type) ? type.getFields() : {};
-    for (const [key, resolver] of entries) {
-      if (key === '__resolveType') {
-        if (!isInterfaceType(type) && !isUnionType(type)) {
-          throw new TypeError(`makeSchema: "${typeName}.__resolveType" is only allowed on interfaces and unions.`);
-        }
-        expectFunction(`${typeName}.__resolveType`, resolver);
-      } else if (key === '__isTypeOf') {
-        if (!isObjectType(type)) {
-          throw new TypeError(`makeSchema: "${typeName}.__isTypeOf" is only allowed on object types.`);
-        }
-        expectFunction(`${typeName}.__isTypeOf`, resolver);
-      } else if (fields[key] === undefined) {
-        throw new TypeError(`makeSchema: resolvers define field "${typeName}.${key}", which is not in the schema.`);
-      } else if (typeof resolver !== 'function' && !isPlainObject(resolver)) {
-        throw new TypeError(
-          `makeSchema: resolver "${typeName}.${key}" must be a function or { resolve }, got ${describe(resolver)}.`,
-        );
+    checkTypeResolvers(type, value);
+  }
+}
+
+/** A custom scalar's functions: a GraphQLScalarType, or an object of the functions this graphql major reads. */
+function checkScalarFunctions(type: GraphQLScalarType, value: unknown): void {
+  const typeName = type.name;
+  if (isSpecifiedScalarType(type)) {
+    throw new TypeError(`makeSchema: the built-in scalar "${typeName}" cannot be given resolvers.`);
+  }
+  if (value instanceof GraphQLScalarType) return;
+  if (!isPlainObject(value)) {
+    throw new TypeError(
+      `makeSchema: scalar "${typeName}" expects a GraphQLScalarType or { serialize, parseValue, parseLiteral }, got ${describe(value)}.`,
+    );
+  }
+  for (const key of Object.keys(value)) {
+    if (SCALAR_FUNCTIONS.includes(key)) continue;
+    if (GRAPHQL_17_SCALAR_FUNCTIONS.includes(key)) {
+      throw new TypeError(
+        `makeSchema: scalar "${typeName}" got "${key}", which only graphql 17 reads; this project has graphql ${GRAPHQL_VERSION}: use ${SCALAR_FUNCTIONS.slice(0, 3).join(', ')}.`,
+      );
+    }
+    throw new TypeError(`makeSchema: scalar "${typeName}" got "${key}"; expected only ${SCALAR_FUNCTIONS.join(', ')}.`);
+  }
+}
+
+/** An object, interface or union type's resolvers: its fields' resolvers, `__resolveType`, `__isTypeOf`. */
+function checkTypeResolvers(type: GraphQLNamedType, value: Record<string, unknown>): void {
+  const typeName = type.name;
+  const fields = isObjectType(type) || isInterfaceType(type) ? type.getFields() : {};
+  for (const [key, resolver] of Object.entries(value)) {
+    if (key === '__resolveType') {
+      if (!isInterfaceType(type) && !isUnionType(type)) {
+        throw new TypeError(`makeSchema: "${typeName}.__resolveType" is only allowed on interfaces and unions.`);
       }
+      expectFunction(`${typeName}.__resolveType`, resolver);
+    } else if (key === '__isTypeOf') {
+      if (!isObjectType(type)) {
+        throw new TypeError(`makeSchema: "${typeName}.__isTypeOf" is only allowed on object types.`);
+      }
+      expectFunction(`${typeName}.__isTypeOf`, resolver);
+    } else if (fields[key] === undefined) {
+      throw new TypeError(`makeSchema: resolvers define field "${typeName}.${key}", which is not in the schema.`);
+    } else if (typeof resolver !== 'function' && !isPlainObject(resolver)) {
+      throw new TypeError(
+        `makeSchema: resolver "${typeName}.${key}" must be a function or { resolve }, got ${describe(resolver)}.`,
+      );
     }
   }
 }
