@@ -33,7 +33,7 @@ import type { FieldPlan, SelectionPlan } from './plan.ts';
 export type FieldKind =
   /** Calls the field's resolver (a call a trace lists). */
   | 'resolver'
-  /** Reads the property off its parent and stores it as it is (plan.ts PlainRead): no call, no completion. */
+  /** Reads the property off its parent and stores it as it is (plainReads.ts PlainRead): no call, no completion. */
   | 'plainRead'
   /** Reads the property (or calls a method of that name: the default resolver), then completes the value the general way. */
   | 'defaultRead'

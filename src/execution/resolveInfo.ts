@@ -5,7 +5,7 @@
  * It is a plain object with exactly graphql-js's members, in graphql-js's order, so that
  * `Object.keys(info)`, `{ ...info }` and `JSON.stringify(info)` give what they give under
  * graphql-js: drop-in users copy, log and diff it. (A class reading its members through getters
- * on its prototype was cheaper to make, but its own keys were not these.) An object literal of
+ * on its prototype would be cheaper to make, but its own keys would not be these.) An object literal of
  * fixed members is one allocation from a fixed shape; every member but `path` is a reference the
  * plan or the request already holds. graphql 17 adds two members, `getAbortSignal` and
  * `getAsyncHelpers` (graphqlCompat.ts), functions shared by every `info` of one execution.

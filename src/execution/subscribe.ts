@@ -1,5 +1,5 @@
 /**
- * subscribe: runs a subscription operation (spec 6.2.3 "Subscription"), a drop-in for the
+ * subscribe: runs a subscription operation (GraphQL spec, "Subscription"), a drop-in for the
  * installed graphql-js's `subscribe` (16 or 17; where they differ, graphqlCompat.ts says how),
  * and `createSourceEventStream` with graphql-js 16's arguments: the same results, the same errors.
  *
@@ -108,7 +108,7 @@ async function subscribeWithVariables(
 }
 
 /**
- * CreateSourceEventStream (spec 6.2.3.1), in both of graphql-js's forms: an argument object, or
+ * CreateSourceEventStream (GraphQL spec, "Source Stream"), in both of graphql-js's forms: an argument object, or
  * (schema, document, rootValue, contextValue, variableValues, operationName, subscribeFieldResolver).
  */
 export function createSourceEventStream(args: SubscribeArgs): Promise<AsyncIterable<unknown> | ExecutionResult>;
@@ -162,7 +162,7 @@ async function planSourceStream(plan: OperationPlan, args: PlannedSubscribeArgs)
   return sourceWithVariables(plan, args, coerced.variables);
 }
 
-/** CoerceVariableValues (spec 6.1.2) for the subscription's operation. */
+/** CoerceVariableValues (GraphQL spec, "Coercing Variable Values") for the subscription's operation. */
 function coerceVariables(plan: OperationPlan, args: PlannedSubscribeArgs): ReturnType<typeof coerceVariableValues> {
   return coerceVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
     maxErrors: args.options?.maxCoercionErrors,
@@ -187,7 +187,7 @@ async function sourceWithVariables(plan: OperationPlan, args: PlannedSubscribeAr
 }
 
 /**
- * ResolveFieldEventStream (spec 6.2.3.1): calls the root subscription field's `subscribe`
+ * ResolveFieldEventStream (GraphQL spec, "Source Stream"): calls the root subscription field's `subscribe`
  * resolver (or `subscribeFieldResolver`, or graphql-js's default) with the root value.
  * As in graphql-js, the root type is the schema's subscription type, and only the first root
  * field (after @skip/@include) makes the stream.

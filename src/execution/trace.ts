@@ -72,7 +72,7 @@ export interface SelectionSetTrace {
   fields: string[];
   /** Fields whose resolver is called: the calls listed in `resolvers`. */
   resolvers: string[];
-  /** Fields read straight off the parent and stored as they are, without a call (plan.ts PlainRead). */
+  /** Fields read straight off the parent and stored as they are, without a call (plainReads.ts PlainRead). */
   plainReads: string[];
   /** Response names made of several selections (fragments, or the same field written twice) merged into one field. */
   merged: string[];
