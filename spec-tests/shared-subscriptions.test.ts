@@ -49,7 +49,7 @@ function request(room: string, identity: Identity = ANONYMOUS): OperationRequest
 
 async function streamOf(outcome: OperationOutcome | Promise<OperationOutcome>): Promise<AsyncGenerator<ExecutionResult, void, void>> {
   const settled = await outcome;
-  if (!('stream' in settled)) throw new Error(`Expected a stream, got ${JSON.stringify(settled)}`);
+  if (settled.kind !== 'stream') throw new Error(`Expected a stream, got ${JSON.stringify(settled)}`);
   return settled.stream;
 }
 
@@ -156,7 +156,7 @@ function source() {
 
 async function joined(groups: SubscriptionGroups, start: () => Promise<Started>): Promise<AsyncGenerator<ExecutionResult, void, void>> {
   const started = await groups.join(PLAN, ANONYMOUS, '', start);
-  if (!('stream' in started)) throw new Error('Expected a stream.');
+  if (started.kind !== 'stream') throw new Error('Expected a stream.');
   return started.stream;
 }
 
@@ -169,7 +169,7 @@ describe('subscription groups', () => {
     let starts = 0;
     const start = async () => {
       starts += 1;
-      return { stream: feed.stream };
+      return { kind: 'stream' as const, stream: feed.stream };
     };
     const [a, b] = await Promise.all([joined(groups, start), joined(groups, start)]);
     expect(starts).toBe(1);
@@ -181,7 +181,7 @@ describe('subscription groups', () => {
   it('hands every waiting subscriber the errors a start gave, and lets the next subscriber start again', async () => {
     const groups = new SubscriptionGroups(10);
     let starts = 0;
-    const refused = { result: { errors: [] }, requestError: true };
+    const refused = { kind: 'result' as const, result: { errors: [] }, requestError: true };
     const start = async () => {
       starts += 1;
       return refused;
@@ -195,7 +195,7 @@ describe('subscription groups', () => {
   it('completes every member, after what each holds, when the source ends', async () => {
     const groups = new SubscriptionGroups(10);
     const feed = source();
-    const start = async () => ({ stream: feed.stream });
+    const start = async () => ({ kind: 'stream' as const, stream: feed.stream });
     const [a, b] = await Promise.all([joined(groups, start), joined(groups, start)]);
     await feed.emit(1);
     await feed.end();
@@ -208,7 +208,7 @@ describe('subscription groups', () => {
   it("gives every member the source's error after what it holds, then done", async () => {
     const groups = new SubscriptionGroups(10);
     const feed = source();
-    const start = async () => ({ stream: feed.stream });
+    const start = async () => ({ kind: 'stream' as const, stream: feed.stream });
     const [a, b] = await Promise.all([joined(groups, start), joined(groups, start)]);
     const broken = new Error('The feed broke.');
     await feed.emit(1);
@@ -223,7 +223,7 @@ describe('subscription groups', () => {
   it('ends a member that falls more than bufferSize results behind with SUBSCRIPTION_OVERFLOW, after what it holds, and keeps the others', async () => {
     const groups = new SubscriptionGroups(2);
     const feed = source();
-    const start = async () => ({ stream: feed.stream });
+    const start = async () => ({ kind: 'stream' as const, stream: feed.stream });
     const [slow, quick] = await Promise.all([joined(groups, start), joined(groups, start)]);
     for (const n of [1, 2, 3]) {
       await feed.emit(n);
@@ -244,7 +244,7 @@ describe('subscription groups', () => {
   it('closes the source once its last member has left, and resolves a waiting next() with done', async () => {
     const groups = new SubscriptionGroups(10);
     const feed = source();
-    const start = async () => ({ stream: feed.stream });
+    const start = async () => ({ kind: 'stream' as const, stream: feed.stream });
     const [a, b] = await Promise.all([joined(groups, start), joined(groups, start)]);
     const waiting = a.next();
     await a.return();

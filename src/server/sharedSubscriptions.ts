@@ -8,7 +8,7 @@
  * identity). So they form a group: one source stream, made from the request of the subscriber
  * that started the group (its context, its connection's parameters), one execution per event,
  * and one result object handed to every member (transports must not change it; they serialize
- * it once for all, see transports/resultText.ts). At 10,000 subscribers of one event that is
+ * it once for all, see transports/sharedResultText.ts). At 10,000 subscribers of one event that is
  * the difference between executing the operation once and 10,000 times.
  *
  * Each member has its own bounded buffer of results, as a pub/sub subscriber has: one that falls
@@ -21,10 +21,11 @@
  * something of each connection beyond the identity: a locale sent with connection_init, say.
  */
 import type { ExecutionResult } from 'graphql';
+import type { OperationResult, OperationStream } from './outcomes.ts';
 import { overflowError } from '../events/pubsub.ts';
 
 /** A subscription as the pipeline starts it: its stream of results, or the errors that kept it from starting. */
-export type Started = { readonly stream: AsyncGenerator<ExecutionResult, void, void> } | { readonly result: ExecutionResult; readonly requestError: boolean };
+export type Started = OperationStream | OperationResult;
 
 export class SubscriptionGroups {
   /** By plan, then identity (objects: the same plan and identity objects are reused), then variables' text. */
@@ -74,7 +75,7 @@ class Group {
   start(start: () => Promise<Started>): void {
     this.started = start().then(
       (started) => {
-        if ('stream' in started) {
+        if (started.kind === 'stream') {
           this.source = started.stream;
           // Members that joined before now are all registered: none misses the first result.
           if (this.members.size === 0) this.end();
@@ -99,11 +100,11 @@ class Group {
     const member = new Member(this, this.bufferSize);
     this.members.add(member);
     return this.started.then((started) => {
-      if (!('stream' in started)) {
+      if (started.kind !== 'stream') {
         this.members.delete(member);
         return started;
       }
-      return { stream: member.stream() };
+      return { kind: 'stream', stream: member.stream() };
     });
   }
 

@@ -7,7 +7,7 @@ import type { ExecutionResult } from 'graphql';
 
 const texts = new WeakMap<ExecutionResult, string>();
 
-export function resultText(result: ExecutionResult): string {
+export function sharedResultText(result: ExecutionResult): string {
   let text = texts.get(result);
   if (text === undefined) {
     text = JSON.stringify(result);

@@ -17,7 +17,7 @@
  * slow client is never sent more than it reads (server.ts waits for `drain` between chunks).
  */
 import type { ExecutionResult, GraphQLError } from 'graphql';
-import { resultText } from '../resultText.ts';
+import { sharedResultText } from '../sharedResultText.ts';
 
 const COMPLETE = 'event: complete\ndata:\n\n';
 const HEARTBEAT = ':\n\n';
@@ -127,5 +127,5 @@ export class EventStream {
 
 function nextEvent(result: ExecutionResult): string {
   // JSON.stringify escapes line breaks, so the data fits on the one line SSE needs.
-  return `event: next\ndata: ${resultText(result)}\n\n`;
+  return `event: next\ndata: ${sharedResultText(result)}\n\n`;
 }

@@ -20,7 +20,8 @@
  * Close reasons are at most 123 bytes, as a WebSocket close frame allows.
  */
 import type { ExecutionResult } from 'graphql';
-import type { OperationPipeline, OperationRequest, RequestParams } from '../../server/pipeline.ts';
+import type { OperationOutcome, OperationPipeline, OperationRequest, RequestParams } from '../../server/pipeline.ts';
+import { unreachable } from '../../server/outcomes.ts';
 import { AuthError } from '../../security/authError.ts';
 import type { RequestHeaders } from '../../security/authenticate.ts';
 import { readParamsCredential } from '../../security/credentials.ts';
@@ -28,7 +29,7 @@ import { ANONYMOUS } from '../../security/identity.ts';
 import type { Identity } from '../../security/identity.ts';
 import type { ClientInfo, RateRefusal } from '../../ratelimit/rateLimiter.ts';
 import { codedError } from '../../errors/codes.ts';
-import { resultText } from '../resultText.ts';
+import { sharedResultText } from '../sharedResultText.ts';
 
 /** The close codes of the protocol, by the names graphql-ws gives them. */
 export const CloseCode = {
@@ -273,24 +274,43 @@ class GraphQLConnection<Raw> implements Connection {
       return;
     }
     Promise.resolve(running).then(
-      (outcome) => {
-        if ('stream' in outcome) {
-          this.stream(id, operation, outcome.stream);
-        } else if ('notAllowed' in outcome || operation.ended) {
-          this.forget(id, operation);
-        } else if ('rateLimited' in outcome) {
-          // Over the limit (or the limiter's store away): this subscribe is refused, the connection stays.
-          const refusal = outcome.rateLimited;
-          this.finish(id, operation, { id, type: MessageType.Error, payload: [codedError(refusal.message, refusal.code, { retryAfter: refusal.retryAfter })] });
-        } else if (outcome.requestError) {
+      (outcome) => this.settled(id, operation, outcome),
+      (error: unknown) => this.failed(id, operation, error),
+    );
+  }
+
+  /** What an operation came to, sent as the protocol says: its stream, one result and complete, or an error. */
+  private settled(id: string, operation: Operation, outcome: OperationOutcome): void {
+    if (outcome.kind === 'stream') {
+      this.stream(id, operation, outcome.stream);
+      return;
+    }
+    // Completed by the client while it ran: nothing more is sent for it.
+    if (operation.ended) {
+      this.forget(id, operation);
+      return;
+    }
+    switch (outcome.kind) {
+      case 'notAllowed':
+        this.forget(id, operation);
+        return;
+      case 'rateLimited': {
+        // Over the limit (or the limiter's store away): this subscribe is refused, the connection stays.
+        const { refusal } = outcome;
+        this.finish(id, operation, { id, type: MessageType.Error, payload: [codedError(refusal.message, refusal.code, { retryAfter: refusal.retryAfter })] });
+        return;
+      }
+      case 'result':
+        if (outcome.requestError) {
           this.finish(id, operation, { id, type: MessageType.Error, payload: outcome.result.errors ?? [] });
         } else {
           this.send({ id, type: MessageType.Next, payload: outcome.result });
           this.finish(id, operation, { id, type: MessageType.Complete });
         }
-      },
-      (error: unknown) => this.failed(id, operation, error),
-    );
+        return;
+      default:
+        unreachable(outcome);
+    }
   }
 
   /** Sends a subscription's results as they come, until it ends, fails, or is completed by the client. */
@@ -313,7 +333,7 @@ class GraphQLConnection<Raw> implements Connection {
             this.finish(id, operation, { id, type: MessageType.Complete });
             return;
           }
-          if (!this.isClosed) this.socket.send(head + resultText(step.value) + '}');
+          if (!this.isClosed) this.socket.send(head + sharedResultText(step.value) + '}');
           pump();
         },
         (error: unknown) => this.failed(id, operation, error),

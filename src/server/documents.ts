@@ -1,0 +1,140 @@
+/**
+ * The document phase's memory: what a query text becomes once (parsed within the limits and
+ * validated against the schema), and what a small request text becomes once (its members, and
+ * the operation that passed every check for it: the known request).
+ *
+ * Both are bounded in bytes as well as entries, because a client chooses the texts, and nothing
+ * refused is kept. A parsed document (its AST, validation and plans) keeps up to about
+ * DOCUMENT_BYTES_PER_CHARACTER bytes per character of its text alive: the estimate is that of
+ * the densest documents (short fields, each with a sub-selection); docs/security.md has how it
+ * was found.
+ */
+import { GraphQLError, NoSchemaIntrospectionCustomRule, specifiedRules, validate } from 'graphql';
+import type { DocumentNode, GraphQLSchema, ValidationRule } from 'graphql';
+import type { Analysis } from '../analysis/analyze.ts';
+import { parseWithLimits } from '../analysis/limits.ts';
+import type { Limits } from '../analysis/limits.ts';
+import { ErrorCode, withCode } from '../errors/codes.ts';
+import { LruCache } from '../jsutils/lruCache.ts';
+import type { CacheCounts } from '../observability/cacheCounts.ts';
+import { SMALL_REQUEST } from './request.ts';
+import type { KnownRequest, RequestParams } from './request.ts';
+
+/** The bytes of parsed documents kept, by default (`documentCacheBytes`). */
+export const DEFAULT_DOCUMENT_CACHE_BYTES = 32 * 1024 * 1024;
+/** What a parsed document keeps alive per character of its text, at most (see the module comment). */
+const DOCUMENT_BYTES_PER_CHARACTER = 120;
+/** The bytes of small request texts kept with their members (known requests). */
+const KNOWN_REQUEST_CACHE_BYTES = 16 * 1024 * 1024;
+/** Characters of a new document that count as one request more (see chargeFor). */
+const VALIDATION_UNIT = 10_000;
+
+/** What a query text becomes once: its document and validation errors, or its parse errors. */
+export interface PreparedDocument {
+  readonly document: DocumentNode | null;
+  readonly errors: ReadonlyArray<GraphQLError>;
+  /** Limit checks of operations without variables, whose outcome cannot change (by operation name). */
+  readonly checked: Map<string | null, { analysis: Analysis | null; errors: GraphQLError[] }>;
+  /** With `introspection: { roles }`: the errors of the no-introspection rule, found on first need. */
+  introspectionErrors?: ReadonlyArray<GraphQLError>;
+}
+
+export interface DocumentsOptions {
+  schema: GraphQLSchema;
+  limits: Limits;
+  /** Refuse introspection in every document (`introspection: false`). */
+  noIntrospection: boolean;
+  /** No "Did you mean …?" in validation errors (production). */
+  hideSuggestions: boolean;
+  cacheCounts: CacheCounts;
+  entries: number;
+  maxBytes: number;
+}
+
+export class Documents {
+  private readonly prepared: LruCache<string, PreparedDocument>;
+  // A known request keeps its ready operation, and so its document and plans, alive after the
+  // document cache has let them go: it is sized as the document it holds.
+  private readonly knownRequests: LruCache<string, KnownRequest>;
+  private readonly rules: ReadonlyArray<ValidationRule>;
+
+  constructor(private readonly options: DocumentsOptions) {
+    this.prepared = new LruCache(options.entries, {
+      maxBytes: options.maxBytes,
+      sizeOf: (query) => query.length * DOCUMENT_BYTES_PER_CHARACTER + 1024,
+    });
+    this.knownRequests = new LruCache(options.entries, {
+      maxBytes: KNOWN_REQUEST_CACHE_BYTES,
+      sizeOf: (text) => text.length * DOCUMENT_BYTES_PER_CHARACTER + 512,
+    });
+    // With introspection for some roles, documents are validated as for everyone, and whether
+    // they introspect is checked per caller (introspectionErrors).
+    this.rules = options.noIntrospection ? [...specifiedRules, NoSchemaIntrospectionCustomRule] : specifiedRules;
+  }
+
+  /** The document of a query text: parsed within the limits and validated, once per text kept. */
+  prepare(query: string): PreparedDocument {
+    const counts = this.options.cacheCounts;
+    let prepared = this.prepared.get(query);
+    if (prepared !== undefined) {
+      counts.documentHits++;
+      return prepared;
+    }
+    counts.documentMisses++;
+    const parsed = parseWithLimits(query, this.options.limits);
+    if ('errors' in parsed) return { document: null, errors: parsed.errors, checked: new Map() };
+    const errors = this.validated(parsed.document).map((error) => withCode(error, ErrorCode.ValidationFailed));
+    prepared = { document: errors.length > 0 ? null : parsed.document, errors, checked: new Map() };
+    // Nothing refused is kept: a client would choose what fills the cache.
+    if (prepared.document !== null) {
+      this.prepared.set(query, prepared);
+      counts.documentCacheBytes = this.prepared.bytes;
+    }
+    return prepared;
+  }
+
+  /** The no-introspection rule's errors for a document (none when it does not introspect). */
+  introspectionErrors(prepared: PreparedDocument): ReadonlyArray<GraphQLError> {
+    prepared.introspectionErrors ??= validate(this.options.schema, prepared.document as DocumentNode, [NoSchemaIntrospectionCustomRule]).map((error) =>
+      withCode(error, ErrorCode.ValidationFailed),
+    );
+    return prepared.introspectionErrors;
+  }
+
+  /**
+   * The requests a request counts as for the rate limits: one, and one more for every
+   * VALIDATION_UNIT characters of a document that is not kept, which is parsed and validated
+   * for it: a large new document costs the server more, so it costs the client more.
+   */
+  chargeFor(query: string | null): number {
+    if (query === null || query.length < VALIDATION_UNIT || this.prepared.get(query) !== undefined) return 1;
+    return 1 + Math.floor(query.length / VALIDATION_UNIT);
+  }
+
+  /** The request text seen before, if it was remembered. */
+  known(text: string): KnownRequest | undefined {
+    return text.length <= SMALL_REQUEST ? this.knownRequests.get(text) : undefined;
+  }
+
+  /** Remembers a small request text's members (texts longer than SMALL_REQUEST are not kept). */
+  remember(text: string, params: RequestParams): KnownRequest | undefined {
+    if (text.length > SMALL_REQUEST) return undefined;
+    const known: KnownRequest = { params, ready: null };
+    this.knownRequests.set(text, known);
+    return known;
+  }
+
+  /**
+   * graphql-js's validation. A rule can throw rather than report (graphql 16's single-root-field
+   * rule does, for a subscription whose root field's @skip reads a variable): what it throws is
+   * the document's validation error, a 400 like any other, never a fault of the server.
+   */
+  private validated(document: DocumentNode): ReadonlyArray<GraphQLError> {
+    try {
+      return validate(this.options.schema, document, this.rules, { hideSuggestions: this.options.hideSuggestions });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return [new GraphQLError(`The document could not be validated: ${message}`)];
+    }
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The finish phase: what every result gets before a transport writes it. Every error carries a
+ * code; in production an unexpected error (anything a resolver threw that is not a
+ * GraphQLError) is masked as "Unexpected error." with an id that its log entry carries too; the
+ * cost report goes in `extensions.cost`.
+ */
+import { randomUUID } from 'node:crypto';
+import { GraphQLError } from 'graphql';
+import type { ExecutionResult } from 'graphql';
+import type { Analysis } from '../analysis/analyze.ts';
+import type { Limits } from '../analysis/limits.ts';
+import { ErrorCode, codedError, withCode } from '../errors/codes.ts';
+import type { LogEntry } from '../observability/logEntry.ts';
+
+export class ResultFinisher {
+  constructor(
+    private readonly production: boolean,
+    /** Whether results carry `extensions.cost = { requested, actual, limit }`. */
+    private readonly reportCost: boolean,
+    private readonly limits: Limits,
+    private readonly log: (entry: LogEntry) => void,
+  ) {}
+
+  /** Codes on every error, unexpected errors masked in production, and the cost report. */
+  finish(result: ExecutionResult, analysis: Analysis | null, requestId: string | undefined): ExecutionResult {
+    let errors = result.errors;
+    if (errors !== undefined) {
+      // Without `data`, the errors are the variables' (a request error): the client's input.
+      const isVariableError = !('data' in result);
+      errors = errors.map((error) => (isVariableError ? withCode(error, ErrorCode.BadUserInput) : this.fieldError(error, requestId)));
+    }
+    // Nothing to add (no errors to code, no cost report): the executor's result is answered as it is.
+    if (errors === undefined && result.extensions === undefined && !(this.reportCost && analysis !== null)) return result;
+    const finished: ExecutionResult = errors === undefined ? { data: result.data } : { errors, data: result.data };
+    if (this.reportCost && analysis !== null) {
+      const actual = (result.extensions?.['cost'] as { actual?: number } | undefined)?.actual ?? 0;
+      finished.extensions = { cost: { requested: analysis.cost, actual, limit: this.limits.cost === false ? null : this.limits.cost } };
+    }
+    const trace = result.extensions?.['trace'];
+    if (trace !== undefined) (finished.extensions ??= {})['trace'] = trace;
+    return finished;
+  }
+
+  /**
+   * The error to send when a subscription's stream fails (its source threw, or overflowed): a
+   * GraphQLError as it is, coded; anything else is a fault, masked in production and logged.
+   */
+  streamError(error: unknown): GraphQLError {
+    if (error instanceof GraphQLError) return withCode(error, ErrorCode.InternalServerError);
+    const requestId = randomUUID();
+    this.log({ level: 'error', message: 'A subscription stream failed.', requestId, error });
+    const message = this.production || !(error instanceof Error) ? 'Unexpected error.' : error.message;
+    return codedError(message, ErrorCode.InternalServerError, { requestId });
+  }
+
+  /**
+   * A field error: a resolver's GraphQLError is meant for the client (and keeps its code:
+   * located errors carry their original's extensions); anything else thrown is a fault, hidden
+   * in production.
+   */
+  private fieldError(error: GraphQLError, requestId: string | undefined): GraphQLError {
+    const original = error.originalError;
+    if (!this.production || original == null || original instanceof GraphQLError) return withCode(error, ErrorCode.InternalServerError);
+    const errorId = requestId ?? randomUUID();
+    this.log({ level: 'error', message: `Unexpected error in a resolver: ${error.message}`, requestId: errorId, error: original });
+    return new GraphQLError('Unexpected error.', {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      extensions: { code: ErrorCode.InternalServerError, requestId: errorId },
+    });
+  }
+}

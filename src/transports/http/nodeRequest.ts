@@ -1,0 +1,81 @@
+/**
+ * A node request as the handler sees it (handler.ts's PlainRequest), and as the request log and
+ * metrics see it (ObservedRequest): a class, so that no closure is made per request.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ObservedRequest } from '../../observability/observedRequest.ts';
+import { requestIdFrom } from '../../observability/requestLog.ts';
+import type { LoggedOperation } from '../../observability/requestLog.ts';
+import type { PlainRequest } from './handler.ts';
+
+/**
+ * Node keeps only the first of several Authorization headers and drops the rest. A request
+ * that sends two is ambiguous about who is calling, so authentication must see both and refuse
+ * it: they are found in the raw headers, and given as a list.
+ */
+function withEveryAuthorization(req: IncomingMessage): IncomingMessage['headers'] {
+  const raw = req.rawHeaders;
+  let values: string[] | null = null;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 13 && (name === 'Authorization' || name === 'authorization' || name.toLowerCase() === 'authorization')) {
+      (values ??= []).push(raw[i + 1] as string);
+    }
+  }
+  if (values === null || values.length < 2) return req.headers;
+  return { ...req.headers, authorization: values as unknown as string };
+}
+
+/** A node request as the handler sees it: a class, so that no closure is made per request. */
+export class NodeRequest implements PlainRequest<IncomingMessage>, ObservedRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingMessage['headers'];
+  readonly body: string | null;
+  readonly raw: IncomingMessage;
+  /** performance.now() when the server was given the request (0 when requests are not observed). */
+  readonly startedAt: number;
+  /** The operation it ran (a batch's first), once known: for its request line and metrics. */
+  operation: LoggedOperation | null;
+  private readonly res: ServerResponse;
+  private id: string | null;
+
+  constructor(req: IncomingMessage, res: ServerResponse, body: string | null, startedAt: number) {
+    this.method = req.method ?? 'GET';
+    this.url = req.url ?? '/';
+    this.headers = req.headers.authorization === undefined ? req.headers : withEveryAuthorization(req);
+    this.body = body;
+    this.raw = req;
+    this.startedAt = startedAt;
+    this.operation = null;
+    this.res = res;
+    this.id = null;
+  }
+
+  /** Its X-Request-ID when sane, else one made on first read. */
+  get requestId(): string {
+    this.id ??= requestIdFrom(this.headers['x-request-id']);
+    return this.id;
+  }
+
+  observe(operation: LoggedOperation): void {
+    if (this.operation === null) this.operation = operation;
+  }
+
+  /** Read only when rate limits count an anonymous caller by address. */
+  get remoteAddress(): string | undefined {
+    return this.raw.socket.remoteAddress;
+  }
+
+  /** The response closing before it was complete means the client went away. */
+  onClientGone(callback: () => void): void {
+    const res = this.res;
+    if (res.closed) {
+      if (!res.writableFinished) callback();
+      return;
+    }
+    res.once('close', () => {
+      if (!res.writableFinished) callback();
+    });
+  }
+}
