@@ -28,19 +28,8 @@ import { readParamsCredential } from '../../security/credentials.ts';
 import { ANONYMOUS } from '../../security/identity.ts';
 import type { Identity } from '../../security/identity.ts';
 import type { ClientInfo, RateRefusal } from '../../ratelimit/rateLimiter.ts';
-import { codedError } from '../../errors/codes.ts';
+import { ErrorCode, WebSocketCloseCode, WebSocketCloseReason, codedError } from '../../errors/codes.ts';
 import { sharedResultText } from '../sharedResultText.ts';
-
-/** The close codes of the protocol, by the names graphql-ws gives them. */
-export const CloseCode = {
-  InternalServerError: 4500,
-  BadRequest: 4400,
-  Unauthorized: 4401,
-  Forbidden: 4403,
-  ConnectionInitialisationTimeout: 4408,
-  SubscriberAlreadyExists: 4409,
-  TooManyInitialisationRequests: 4429,
-} as const;
 
 export const MessageType = {
   ConnectionInit: 'connection_init',
@@ -51,12 +40,6 @@ export const MessageType = {
   Next: 'next',
   Error: 'error',
   Complete: 'complete',
-} as const;
-
-/** Codes of the `error` messages this transport adds to the pipeline's. */
-export const WebSocketErrorCode = {
-  /** The connection already runs maxSubscriptionsPerConnection operations. */
-  TooManySubscriptions: 'TOO_MANY_SUBSCRIPTIONS',
 } as const;
 
 /** What the protocol needs of a socket. */
@@ -125,14 +108,14 @@ class GraphQLConnection<Raw> implements Connection {
     this.socket = socket;
     this.upgrade = upgrade;
     this.maxOperations = maxOperations;
-    this.initTimer = setTimeout(() => this.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout'), initWaitMs);
+    this.initTimer = setTimeout(() => this.close(WebSocketCloseCode.ConnectionInitialisationTimeout, WebSocketCloseReason.ConnectionInitialisationTimeout), initWaitMs);
   }
 
   message(text: string): void {
     if (this.isClosed) return;
     const message = parseMessage(text);
     if (typeof message === 'string') {
-      this.close(CloseCode.BadRequest, message);
+      this.close(WebSocketCloseCode.BadRequest, message);
       return;
     }
     switch (message.type) {
@@ -164,7 +147,7 @@ class GraphQLConnection<Raw> implements Connection {
   /** Authenticates with a credential from the payload, else from the upgrade request's headers. */
   private connectionInit(payload: Readonly<Record<string, unknown>> | null): void {
     if (this.initReceived) {
-      this.close(CloseCode.TooManyInitialisationRequests, 'Too many initialisation requests');
+      this.close(WebSocketCloseCode.TooManyInitialisationRequests, WebSocketCloseReason.TooManyInitialisationRequests);
       return;
     }
     this.initReceived = true;
@@ -179,13 +162,13 @@ class GraphQLConnection<Raw> implements Connection {
       outcome = this.pipeline.authenticate(headers.headers);
     } catch {
       // An authenticator failed (a fault, not a refusal): as if it had rejected.
-      this.close(CloseCode.InternalServerError, 'Internal server error');
+      this.close(WebSocketCloseCode.InternalServerError, WebSocketCloseReason.InternalServerError);
       return;
     }
     if (outcome instanceof Promise) {
       outcome.then(
         (settled) => this.authenticated(settled),
-        () => this.close(CloseCode.InternalServerError, 'Internal server error'),
+        () => this.close(WebSocketCloseCode.InternalServerError, WebSocketCloseReason.InternalServerError),
       );
     } else {
       this.authenticated(outcome);
@@ -198,7 +181,7 @@ class GraphQLConnection<Raw> implements Connection {
       // 503 (the issuer could not be asked) is not the client's fault, but the socket cannot
       // wait: 4500 tells it to try again, 4403 that its credential was refused.
       if (outcome.status === 503) {
-        this.close(CloseCode.InternalServerError, `Forbidden: ${outcome.message}`);
+        this.close(WebSocketCloseCode.InternalServerError, `Forbidden: ${outcome.message}`);
         return;
       }
       this.refused(outcome);
@@ -211,7 +194,7 @@ class GraphQLConnection<Raw> implements Connection {
     if (outcome.expiresAt !== null) {
       const remaining = outcome.expiresAt - Date.now();
       if (remaining < 2 ** 31) {
-        this.expiryTimer = setTimeout(() => this.close(CloseCode.Forbidden, 'Forbidden: the credential expired'), remaining);
+        this.expiryTimer = setTimeout(() => this.close(WebSocketCloseCode.Forbidden, 'Forbidden: the credential expired'), remaining);
       }
     }
     this.send({ type: MessageType.ConnectionAck });
@@ -224,7 +207,7 @@ class GraphQLConnection<Raw> implements Connection {
    */
   private refused(error: AuthError): void {
     const closeWith = (refusal: RateRefusal | null) =>
-      this.close(CloseCode.Forbidden, refusal === null ? `Forbidden: ${error.message}` : `Forbidden: ${refusal.message}`);
+      this.close(WebSocketCloseCode.Forbidden, refusal === null ? `Forbidden: ${error.message}` : `Forbidden: ${refusal.message}`);
     let charged: ReturnType<OperationPipeline<Raw>['charge']>;
     try {
       charged = this.pipeline.charge(ANONYMOUS, this.upgrade.client ?? {});
@@ -239,17 +222,17 @@ class GraphQLConnection<Raw> implements Connection {
   private subscribe(id: string, params: RequestParams): void {
     const identity = this.identity;
     if (identity === null) {
-      this.close(CloseCode.Unauthorized, 'Unauthorized');
+      this.close(WebSocketCloseCode.Unauthorized, WebSocketCloseReason.Unauthorized);
       return;
     }
     if (this.operations.has(id)) {
-      this.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${truncate(id, 80)} already exists`);
+      this.close(WebSocketCloseCode.SubscriberAlreadyExists, `Subscriber for ${truncate(id, 80)} already exists`);
       return;
     }
     if (this.operations.size >= this.maxOperations) {
       const error = codedError(
         `This connection already runs ${this.maxOperations} operations; complete one before starting another.`,
-        WebSocketErrorCode.TooManySubscriptions,
+        ErrorCode.TooManySubscriptions,
       );
       this.send({ id, type: MessageType.Error, payload: [error] });
       return;
@@ -390,7 +373,7 @@ class GraphQLConnection<Raw> implements Connection {
     try {
       text = JSON.stringify({ type: MessageType.Pong, payload });
     } catch {
-      this.close(CloseCode.BadRequest, 'Invalid message received: the ping payload nests too deeply to echo');
+      this.close(WebSocketCloseCode.BadRequest, 'Invalid message received: the ping payload nests too deeply to echo');
       return;
     }
     if (!this.isClosed) this.socket.send(text);
@@ -488,12 +471,12 @@ function credentialHeaders(
       const [first, second] = credential.names;
       return {
         kind: 'refused',
-        code: CloseCode.BadRequest,
+        code: WebSocketCloseCode.BadRequest,
         reason: `Invalid message received: connection_init sends "${first}" and "${second}"; send one credential`,
       };
     }
     case 'notString':
-      return { kind: 'refused', code: CloseCode.Forbidden, reason: `Forbidden: the credential in connection_init ("${credential.name}") must be a string` };
+      return { kind: 'refused', code: WebSocketCloseCode.Forbidden, reason: `Forbidden: the credential in connection_init ("${credential.name}") must be a string` };
   }
 }
 

@@ -17,10 +17,11 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { RawData } from 'ws';
 import type { OperationPipeline } from '../../server/pipeline.ts';
-import { HttpErrorCode, httpErrorBody } from '../../errors/codes.ts';
+import { HttpErrorCode, WebSocketCloseCode, WebSocketCloseReason, httpErrorBody } from '../../errors/codes.ts';
+import { positiveInteger } from '../../jsutils/positiveInteger.ts';
 import type { HttpError } from '../../errors/codes.ts';
 import { ClientSlots } from '../../server/clientSlots.ts';
-import { CloseCode, createWebSocketProtocol } from './protocol.ts';
+import { createWebSocketProtocol } from './protocol.ts';
 import type { Connection, WebSocketProtocolOptions } from './protocol.ts';
 
 /** The WebSocket subprotocol served (graphql-ws's PROTOCOL.md). */
@@ -67,135 +68,167 @@ export function attachWebSocket(
   path: string,
   options: WebSocketOptions = {},
 ): WebSocketTransport {
-  const maxConnections = positive(options.maxConnections ?? 20_000, 'maxConnections');
-  const maxBufferedBytes = positive(options.maxBufferedBytes ?? 4 * 1024 * 1024, 'maxBufferedBytes');
-  const keepAliveMs = positive(options.keepAliveMs ?? 30_000, 'keepAliveMs');
-  const slots = new ClientSlots(positive(options.maxConnectionsPerClient ?? 100, 'maxConnectionsPerClient'));
-  const originAllowed = originCheck(options.allowedOrigins);
-  const protocol = createWebSocketProtocol(pipeline, options);
-  /** Open sockets and their protocol connections. */
-  const sockets = new Map<WebSocket, Connection>();
-  /** Sockets that answered the last ping. */
-  const alive = new WeakSet<WebSocket>();
-  let closing = false;
-  /** Set by shutdown(): called when the last socket has closed. */
-  let allClosed: (() => void) | null = null;
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: positive(options.maxPayloadBytes ?? 1024 * 1024, 'maxPayloadBytes'),
-    // Compression costs CPU and memory per socket (and opened the door to zip bombs); messages are small.
-    perMessageDeflate: false,
-    handleProtocols: (protocols) => (protocols.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
-  });
+  const transport = new WebSocketServerTransport(pipeline, path, options);
+  server.on('upgrade', transport.upgrade);
+  return transport;
+}
 
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+/** The sockets of one HTTP server: upgrades admitted, messages handed to the protocol, liveness, shutdown. */
+class WebSocketServerTransport implements WebSocketTransport {
+  private readonly maxConnections: number;
+  private readonly maxBufferedBytes: number;
+  /** Sockets open per client. */
+  private readonly slots: ClientSlots;
+  private readonly originAllowed: (origin: string | undefined, host: string | undefined) => boolean;
+  private readonly protocol: ReturnType<typeof createWebSocketProtocol>;
+  private readonly wss: WebSocketServer;
+  /** Open sockets and their protocol connections. */
+  private readonly sockets = new Map<WebSocket, Connection>();
+  /** Sockets that answered the last ping. */
+  private readonly alive = new WeakSet<WebSocket>();
+  private readonly keepAlive: ReturnType<typeof setInterval>;
+  private closing = false;
+  /** Set by shutdown(): called when the last socket has closed. */
+  private allClosed: (() => void) | null = null;
+
+  constructor(
+    private readonly pipeline: OperationPipeline<IncomingMessage>,
+    private readonly path: string,
+    options: WebSocketOptions,
+  ) {
+    this.maxConnections = positiveInteger(options.maxConnections ?? 20_000, 'websocket.maxConnections');
+    this.maxBufferedBytes = positiveInteger(options.maxBufferedBytes ?? 4 * 1024 * 1024, 'websocket.maxBufferedBytes');
+    const keepAliveMs = positiveInteger(options.keepAliveMs ?? 30_000, 'websocket.keepAliveMs');
+    this.slots = new ClientSlots(positiveInteger(options.maxConnectionsPerClient ?? 100, 'websocket.maxConnectionsPerClient'));
+    this.originAllowed = originCheck(options.allowedOrigins);
+    this.protocol = createWebSocketProtocol(pipeline, options);
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: positiveInteger(options.maxPayloadBytes ?? 1024 * 1024, 'websocket.maxPayloadBytes'),
+      // Compression costs CPU and memory per socket (and opens the door to zip bombs); messages are small.
+      perMessageDeflate: false,
+      handleProtocols: (protocols) => (protocols.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+    });
+    this.keepAlive = setInterval(() => this.ping(), keepAliveMs);
+    this.keepAlive.unref();
+  }
+
+  get size(): number {
+    return this.sockets.size;
+  }
+
+  get subscriptions(): number {
+    let count = 0;
+    for (const connection of this.sockets.values()) count += connection.streaming;
+    return count;
+  }
+
+  /** An upgrade: on the endpoint's path, with the subprotocol, from an allowed origin, within the connection limits. */
+  readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const url = req.url ?? '/';
     const queryStart = url.indexOf('?');
     const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
-    if (pathname !== path) return refuse(socket, HttpErrorCode.NotFound, `Nothing is served at ${pathname}; the GraphQL endpoint is ${path}.`);
+    if (pathname !== this.path) return refuse(socket, HttpErrorCode.NotFound, `Nothing is served at ${pathname}; the GraphQL endpoint is ${this.path}.`);
     const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((name) => name.trim());
     if (!offered.includes(SUBPROTOCOL)) {
       return refuse(socket, HttpErrorCode.SubprotocolNotAcceptable, `WebSocket connections must use the ${SUBPROTOCOL} subprotocol.`);
     }
-    if (!originAllowed(req.headers.origin, req.headers.host)) {
+    if (!this.originAllowed(req.headers.origin, req.headers.host)) {
       return refuse(socket, HttpErrorCode.OriginNotAllowed, `Pages from ${String(req.headers.origin)} may not open a WebSocket here.`);
     }
-    if (closing) return refuse(socket, HttpErrorCode.ServiceUnavailable, 'The server is shutting down.');
-    if (sockets.size >= maxConnections) return refuse(socket, HttpErrorCode.ServiceUnavailable, `The server has ${maxConnections} WebSocket connections open already.`);
-    const release = slots.take(pipeline.addressOf({ remoteAddress: req.socket.remoteAddress, forwardedFor: req.headers['x-forwarded-for'] }));
-    if (release === null) {
-      return refuse(socket, HttpErrorCode.TooManyConnections, `This client has ${slots.perClient} WebSocket connections open already.`, { 'Retry-After': '5' });
+    if (this.closing) return refuse(socket, HttpErrorCode.ServiceUnavailable, 'The server is shutting down.');
+    if (this.sockets.size >= this.maxConnections) {
+      return refuse(socket, HttpErrorCode.ServiceUnavailable, `The server has ${this.maxConnections} WebSocket connections open already.`);
     }
-    wss.handleUpgrade(req, socket, head, (ws) => opened(ws, req, release));
-  });
+    const release = this.slots.take(this.pipeline.addressOf({ remoteAddress: req.socket.remoteAddress, forwardedFor: req.headers['x-forwarded-for'] }));
+    if (release === null) {
+      return refuse(socket, HttpErrorCode.TooManyConnections, `This client has ${this.slots.perClient} WebSocket connections open already.`, { 'Retry-After': '5' });
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.opened(ws, req, release));
+  };
 
-  function opened(ws: WebSocket, req: IncomingMessage, release: () => void): void {
-    alive.add(ws);
-    const connection: Connection = protocol.open(
-      {
-        send(text) {
-          if (ws.readyState !== WebSocket.OPEN) return;
-          // A client that does not read would make the server hold its messages for ever.
-          if (ws.bufferedAmount > maxBufferedBytes) {
-            ws.terminate();
-            return;
-          }
-          ws.send(text);
-        },
-        close(code, reason) {
-          ws.close(code, reason);
-        },
-      },
-      { headers: req.headers, raw: req, client: { remoteAddress: req.socket.remoteAddress, forwardedFor: req.headers['x-forwarded-for'] } },
-    );
-    sockets.set(ws, connection);
-    const handle = (data: RawData, isBinary: boolean): void => {
-      if (isBinary) {
-        ws.close(CloseCode.BadRequest, 'Binary messages are not supported');
-        connection.closed();
-        return;
-      }
-      try {
-        connection.message(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString('utf8'));
-      } catch (error) {
-        // A fault of ours on one message must not escape into ws's event handler (an uncaught
-        // exception, and a socket nobody closes): the one connection ends, as the protocol says.
-        pipeline.log({ level: 'error', message: 'A WebSocket message could not be handled.', error });
-        ws.close(CloseCode.InternalServerError, 'Internal server error');
-        connection.closed();
-      }
-    };
-    ws.on('message', inTurns(ws, handle));
-    ws.on('pong', () => alive.add(ws));
+  private opened(ws: WebSocket, req: IncomingMessage, release: () => void): void {
+    this.alive.add(ws);
+    const client = { remoteAddress: req.socket.remoteAddress, forwardedFor: req.headers['x-forwarded-for'] };
+    const connection = this.protocol.open(this.socketOf(ws), { headers: req.headers, raw: req, client });
+    this.sockets.set(ws, connection);
+    ws.on('message', inTurns(ws, (data, isBinary) => this.message(ws, connection, data, isBinary)));
+    ws.on('pong', () => this.alive.add(ws));
     ws.on('close', () => {
       release();
-      sockets.delete(ws);
+      this.sockets.delete(ws);
       connection.closed();
-      if (sockets.size === 0) allClosed?.();
+      if (this.sockets.size === 0) this.allClosed?.();
     });
     // ws closes the socket itself on a protocol error (an oversized or malformed frame): nothing to add.
     ws.on('error', () => undefined);
   }
 
-  const keepAlive = setInterval(() => {
-    for (const ws of sockets.keys()) {
-      if (!alive.has(ws)) {
+  /** The socket as the protocol writes to it. */
+  private socketOf(ws: WebSocket): Parameters<typeof this.protocol.open>[0] {
+    const maxBufferedBytes = this.maxBufferedBytes;
+    return {
+      send(text) {
+        if (ws.readyState !== WebSocket.OPEN) return;
+        // A client that does not read would make the server hold its messages for ever.
+        if (ws.bufferedAmount > maxBufferedBytes) {
+          ws.terminate();
+          return;
+        }
+        ws.send(text);
+      },
+      close(code, reason) {
+        ws.close(code, reason);
+      },
+    };
+  }
+
+  private message(ws: WebSocket, connection: Connection, data: RawData, isBinary: boolean): void {
+    if (isBinary) {
+      ws.close(WebSocketCloseCode.BadRequest, WebSocketCloseReason.BinaryMessage);
+      connection.closed();
+      return;
+    }
+    try {
+      connection.message(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString('utf8'));
+    } catch (error) {
+      // A fault of ours on one message must not escape into ws's event handler (an uncaught
+      // exception, and a socket nobody closes): the one connection ends, as the protocol says.
+      this.pipeline.log({ level: 'error', message: 'A WebSocket message could not be handled.', error });
+      ws.close(WebSocketCloseCode.InternalServerError, WebSocketCloseReason.InternalServerError);
+      connection.closed();
+    }
+  }
+
+  /** Terminates the sockets that did not answer the last ping (half-open ones), and pings the others. */
+  private ping(): void {
+    for (const ws of this.sockets.keys()) {
+      if (!this.alive.has(ws)) {
         ws.terminate();
         continue;
       }
-      alive.delete(ws);
+      this.alive.delete(ws);
       ws.ping();
     }
-  }, keepAliveMs);
-  keepAlive.unref();
+  }
 
-  return {
-    get size() {
-      return sockets.size;
-    },
-    get subscriptions() {
-      let count = 0;
-      for (const connection of sockets.values()) count += connection.streaming;
-      return count;
-    },
-    shutdown(graceMs) {
-      closing = true;
-      clearInterval(keepAlive);
-      if (sockets.size === 0) return Promise.resolve();
-      const closed = new Promise<void>((resolve) => {
-        allClosed = resolve;
-      });
-      for (const [ws, connection] of sockets) {
-        ws.close(1001, 'The server is shutting down');
-        connection.closed();
-      }
-      // A peer that never answers the close frame would hold its socket open for ws's own 30 s.
-      const grace = setTimeout(() => {
-        for (const ws of sockets.keys()) ws.terminate();
-      }, graceMs);
-      return closed.then(() => clearTimeout(grace));
-    },
-  };
+  shutdown(graceMs: number): Promise<void> {
+    this.closing = true;
+    clearInterval(this.keepAlive);
+    if (this.sockets.size === 0) return Promise.resolve();
+    const closed = new Promise<void>((resolve) => {
+      this.allClosed = resolve;
+    });
+    for (const [ws, connection] of this.sockets) {
+      ws.close(1001, 'The server is shutting down');
+      connection.closed();
+    }
+    // A peer that never answers the close frame would hold its socket open for ws's own 30 s.
+    const grace = setTimeout(() => {
+      for (const ws of this.sockets.keys()) ws.terminate();
+    }, graceMs);
+    return closed.then(() => clearTimeout(grace));
+  }
 }
 
 /** Refuses an upgrade with a plain HTTP answer, in the service's error shape. */
@@ -222,11 +255,6 @@ function originCheck(allowed: ReadonlyArray<string> | '*' | undefined): (origin:
     if (listed.has(normalized)) return true;
     return host !== undefined && URL.canParse(normalized) && new URL(normalized).host === host.toLowerCase();
   };
-}
-
-function positive(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0) throw new TypeError(`websocket.${name} must be a positive whole number, got ${String(value)}.`);
-  return value;
 }
 
 /** A message at least this large makes the connection's next ones wait for the next turn of the event loop. */
