@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createHandler, makeSchema } from '../src/index.ts';
-import { mediaRanges } from '../src/transports/http/headers.ts';
+import { mediaRanges } from '../src/transports/httpHeaders.ts';
 import type { HandlerOptions, HandlerResponse, OperationScope, PlainRequest } from '../src/index.ts';
 import { jsonSyntaxMessage } from './support/httpServer.ts';
 

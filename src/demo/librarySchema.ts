@@ -18,6 +18,7 @@ import type { EndpointView, Webhooks } from '../webhooks/webhooks.ts';
 import type { Delivery } from '../webhooks/store.ts';
 import { ANONYMOUS } from '../security/identity.ts';
 import type { Identity } from '../security/identity.ts';
+import { ErrorCode } from '../errors/codes.ts';
 
 export const demoTypeDefs = /* GraphQL */ `
   "Something with a stable identifier."
@@ -280,7 +281,7 @@ export const DateScalar = new GraphQLScalarType({
 
 /** Runs an operation of the webhooks API; its refusals become GraphQL errors with their code. */
 async function webhooksOf<T>(data: DemoData, operation: (webhooks: Webhooks) => Promise<T>): Promise<T> {
-  if (data.webhooks === null) throw new GraphQLError('Webhooks are not enabled on this server.', { extensions: { code: 'WEBHOOKS_DISABLED' } });
+  if (data.webhooks === null) throw new GraphQLError('Webhooks are not enabled on this server.', { extensions: { code: ErrorCode.WebhooksDisabled } });
   try {
     return await operation(data.webhooks);
   } catch (error) {
@@ -330,9 +331,9 @@ export const demoSchema = makeSchema({
       authors: (_: unknown, __: unknown, { data }: DemoContext) => data.authors,
       books: (_: unknown, args: { genre?: string | null; sort?: string | null; limit: number; offset: number }, { data }: DemoContext) => {
         if (args.limit < 0 || args.limit > 100) {
-          throw new GraphQLError(`limit must be between 0 and 100, got ${args.limit}.`, { extensions: { code: 'BAD_USER_INPUT' } });
+          throw new GraphQLError(`limit must be between 0 and 100, got ${args.limit}.`, { extensions: { code: ErrorCode.BadUserInput } });
         }
-        if (args.offset < 0) throw new GraphQLError(`offset must be 0 or more, got ${args.offset}.`, { extensions: { code: 'BAD_USER_INPUT' } });
+        if (args.offset < 0) throw new GraphQLError(`offset must be 0 or more, got ${args.offset}.`, { extensions: { code: ErrorCode.BadUserInput } });
         const matching = data.books.filter((book) => args.genre == null || book.genre === args.genre);
         if (args.sort === 'TITLE') matching.sort((a, b) => a.title.localeCompare(b.title));
         if (args.sort === 'PUBLISHED') matching.sort((a, b) => (a.published ?? '').localeCompare(b.published ?? ''));
@@ -340,14 +341,14 @@ export const demoSchema = makeSchema({
       },
       booksConnection: (_: unknown, args: { genre?: string | null; first: number; after?: string | null }, { data }: DemoContext) => {
         if (args.first < 0 || args.first > 100) {
-          throw new GraphQLError(`first must be between 0 and 100, got ${args.first}.`, { extensions: { code: 'BAD_USER_INPUT' } });
+          throw new GraphQLError(`first must be between 0 and 100, got ${args.first}.`, { extensions: { code: ErrorCode.BadUserInput } });
         }
         const matching = data.books.filter((book) => args.genre == null || book.genre === args.genre);
         // A cursor is the position after which the page starts, opaque to clients (base64url).
         let start = 0;
         if (args.after != null) {
           const position = Number(Buffer.from(args.after, 'base64url').toString('utf8').replace(/^after:/, ''));
-          if (!Number.isInteger(position) || position < 0) throw new GraphQLError(`"${args.after}" is not a cursor of this list.`, { extensions: { code: 'BAD_USER_INPUT' } });
+          if (!Number.isInteger(position) || position < 0) throw new GraphQLError(`"${args.after}" is not a cursor of this list.`, { extensions: { code: ErrorCode.BadUserInput } });
           start = position + 1;
         }
         const cursor = (index: number) => Buffer.from(`after:${index}`).toString('base64url');
@@ -399,10 +400,10 @@ export const demoSchema = makeSchema({
     Mutation: {
       addReview: async (_: unknown, { review }: { review: { bookId: string; stars: number; text?: string | null } }, { data, loaders }: DemoContext) => {
         if (!data.books.some((book) => book.id === review.bookId)) {
-          throw new GraphQLError(`No book has id "${review.bookId}".`, { extensions: { code: 'NOT_FOUND' } });
+          throw new GraphQLError(`No book has id "${review.bookId}".`, { extensions: { code: ErrorCode.NotFound } });
         }
         if (review.stars < 1 || review.stars > 5) {
-          throw new GraphQLError(`stars must be between 1 and 5, got ${review.stars}.`, { extensions: { code: 'BAD_USER_INPUT' } });
+          throw new GraphQLError(`stars must be between 1 and 5, got ${review.stars}.`, { extensions: { code: ErrorCode.BadUserInput } });
         }
         const row = { id: `r${data.nextReviewId++}`, bookId: review.bookId, stars: review.stars, text: review.text ?? null };
         // The event first: once it is in the webhooks' outbox, the review is added (a write
@@ -414,7 +415,7 @@ export const demoSchema = makeSchema({
       },
       deleteReview: async (_: unknown, { id }: { id: string }, { data, loaders }: DemoContext) => {
         const index = data.reviews.findIndex((review) => review.id === id);
-        if (index === -1) throw new GraphQLError(`No review has id "${id}".`, { extensions: { code: 'NOT_FOUND' } });
+        if (index === -1) throw new GraphQLError(`No review has id "${id}".`, { extensions: { code: ErrorCode.NotFound } });
         const [removed] = data.reviews.splice(index, 1);
         loaders.reviewsByBook.clear((removed as ReviewRow).bookId);
         await data.bus.publish(REVIEW_DELETED, removed);
@@ -424,7 +425,7 @@ export const demoSchema = makeSchema({
         const review = data.reviews.find((each) => each.id === args.id);
         if (review === undefined) return null;
         if (args.stars != null && (args.stars < 1 || args.stars > 5)) {
-          throw new GraphQLError(`stars must be between 1 and 5, got ${args.stars}.`, { extensions: { code: 'BAD_USER_INPUT' } });
+          throw new GraphQLError(`stars must be between 1 and 5, got ${args.stars}.`, { extensions: { code: ErrorCode.BadUserInput } });
         }
         if (args.stars != null) review.stars = args.stars;
         if (args.text !== undefined) review.text = args.text;

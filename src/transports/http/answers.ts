@@ -11,7 +11,7 @@ import { stringifySmall } from '../../jsutils/stringifySmall.ts';
 import { rateLimitHeader } from '../../ratelimit/rateLimiter.ts';
 import type { RateRefusal, RateStanding } from '../../ratelimit/rateLimiter.ts';
 import type { HandlerResponse } from './handler.ts';
-import { addRateHeaders } from './headers.ts';
+import { addRateHeaders } from '../httpHeaders.ts';
 import { EVENT_STREAM, JSON_RESPONSE } from './mediaTypes.ts';
 
 /** `{ error: { code, message } }` with the code's status. */

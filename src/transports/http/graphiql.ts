@@ -22,7 +22,7 @@ import { HttpErrorCode, httpErrorBody } from '../../errors/codes.ts';
 import type { HttpError } from '../../errors/codes.ts';
 import type { PromiseOrValue as MaybePromise } from '../../jsutils/promiseOrValue.ts';
 import type { HandlerResponse, PlainRequest } from './handler.ts';
-import { etagOf, headerOf, matchesEtag, mediaRanges } from './headers.ts';
+import { etagOf, headerOf, matchesEtag, mediaRanges } from '../httpHeaders.ts';
 import { memoizeText } from '../../jsutils/lruCache.ts';
 
 export interface GraphiqlOptions {

@@ -55,8 +55,8 @@ import { graphqlFailure, httpFailure, notAllowedAnswer, rateLimitedAnswer, small
 import { EventStream } from './eventStream.ts';
 import { createGraphiql } from './graphiql.ts';
 import type { GraphiqlOptions } from './graphiql.ts';
-import { EtagMemo, addRateHeaders, clientInfo, etagOf, headerOf, matchesEtag } from './headers.ts';
-import { HttpOperation } from './httpOperation.ts';
+import { EtagMemo, addRateHeaders, clientInfo, etagOf, headerOf, matchesEtag } from '../httpHeaders.ts';
+import { HttpOperation } from '../httpOperation.ts';
 import { EVENT_STREAM, GRAPHQL_RESPONSE, JSON_RESPONSE, checkContentType, negotiate, paramsFromQueryString } from './mediaTypes.ts';
 import { ENDPOINT_METHODS, RESOURCE_METHODS, Router } from './router.ts';
 import type { Route } from './router.ts';

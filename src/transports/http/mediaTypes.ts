@@ -6,7 +6,7 @@
 import type { GraphQLError } from 'graphql';
 import { ErrorCode, codedError } from '../../errors/codes.ts';
 import { memoizeText } from '../../jsutils/lruCache.ts';
-import { mediaRanges } from './headers.ts';
+import { mediaRanges } from '../httpHeaders.ts';
 
 export const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
 /** JSON: the legacy GraphQL media type, and every `{ error }` answer. */

@@ -18,7 +18,7 @@ import type { OperationalRoutes, RouteAnswer } from '../../observability/endpoin
 import type { CorsPolicy } from '../../security/cors.ts';
 import type { GraphiqlRoutes } from './graphiql.ts';
 import type { HandlerResponse, PlainRequest } from './handler.ts';
-import { headerOf } from './headers.ts';
+import { headerOf } from '../httpHeaders.ts';
 
 export type Route =
   | { readonly kind: 'graphql' }

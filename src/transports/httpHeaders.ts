@@ -3,8 +3,8 @@
  * matching an entity tag, and the rate-limit headers.
  */
 import { hash } from 'node:crypto';
-import { rateLimitHeader } from '../../ratelimit/rateLimiter.ts';
-import type { ClientInfo, RateStanding } from '../../ratelimit/rateLimiter.ts';
+import { rateLimitHeader } from '../ratelimit/rateLimiter.ts';
+import type { ClientInfo, RateStanding } from '../ratelimit/rateLimiter.ts';
 
 /** A header's value, several values joined. */
 export function headerOf(headers: Readonly<Record<string, string | string[] | undefined>>, name: string): string | undefined {

@@ -4,9 +4,9 @@
  * if the rate limiter asks (for an anonymous caller).
  */
 import type { OperationTypeNode } from 'graphql';
-import type { OperationRequest, RequestParams } from '../../server/pipeline.ts';
-import type { ClientInfo } from '../../ratelimit/rateLimiter.ts';
-import type { Identity } from '../../security/identity.ts';
+import type { OperationRequest, RequestParams } from '../server/pipeline.ts';
+import type { ClientInfo } from '../ratelimit/rateLimiter.ts';
+import type { Identity } from '../security/identity.ts';
 
 /** What an HTTP operation reads of its request. */
 export interface HttpRequestLike<Raw> {
