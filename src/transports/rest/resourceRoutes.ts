@@ -2,9 +2,10 @@
  * Resource routes, compiled once at start: each `METHOD /path` of a version is a GraphQL
  * operation, checked before the server serves anything.
  *
- * A route's path follows the service's conventions (SPEC §4.2): plural, lower-case, hyphenated
- * nouns (`/books`, `/review-drafts`), an item of a collection as a `{param}` segment after it
- * (`/books/{id}/reviews`), no file extensions, no verbs. Its document must parse, validate
+ * A route's path names resources, so that every route of every version reads alike: plural,
+ * lower-case, hyphenated nouns (`/books`, `/review-drafts`), an item of a collection as a
+ * `{param}` segment after it (`/books/{id}/reviews`), no file extensions (the media type is
+ * negotiated), no verbs (the method says what to do). Its document must parse, validate
  * against the schema, pass the limits, and select exactly one root field: the resource; a GET
  * paged by cursor also selects its connection's `pageInfo { hasNextPage endCursor }`. A route
  * that breaks any of this is a start-up error naming it.
