@@ -259,7 +259,7 @@ describe('the memory store of registered documents', () => {
 
   it('refuses a cacheSize that is not a positive whole number', () => {
     expect(() => createServer({ schema: testSchema(new Probe()), persistedQueries: { cacheSize: 0 } })).toThrow(
-      new TypeError('persistedQueries.cacheSize must be a positive whole number, got a number.'),
+      new TypeError('persistedQueries.cacheSize must be a positive whole number, got 0.'),
     );
   });
 

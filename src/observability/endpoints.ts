@@ -14,8 +14,8 @@ import { LIVE_BODY } from './health.ts';
 import type { Readiness } from './health.ts';
 import { CONTENT_TYPE } from './metrics.ts';
 import type { MetricsSources, ServerMetrics } from './metrics.ts';
+import { JSON_CONTENT_TYPE as JSON_TYPE } from '../jsutils/jsonContentType.ts';
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface MetricsOptions {
   /** Where the metrics are served (default `/metrics`). */

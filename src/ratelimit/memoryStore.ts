@@ -16,6 +16,7 @@
 import type { BucketCharge, RateLimitStore } from './store.ts';
 import { chargeBuckets } from './tokenBucket.ts';
 import type { Budget, BucketState, ChargeOutcome } from './tokenBucket.ts';
+import { positiveInteger } from '../jsutils/positiveInteger.ts';
 
 export interface MemoryStoreOptions {
   /** Most keys kept at once (default 100,000). */
@@ -48,12 +49,8 @@ export class MemoryStore implements RateLimitStore {
   private timer: ReturnType<typeof setInterval> | null;
 
   constructor(options: MemoryStoreOptions = {}) {
-    this.maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
-    if (!Number.isInteger(this.maxKeys) || this.maxKeys <= 0) {
-      throw new TypeError(`rateLimit.store.maxKeys must be a positive whole number, got ${String(options.maxKeys)}.`);
-    }
-    const sweepMs = options.sweepMs ?? 60_000;
-    if (!Number.isInteger(sweepMs) || sweepMs <= 0) throw new TypeError(`rateLimit.store.sweepMs must be a positive whole number, got ${String(sweepMs)}.`);
+    this.maxKeys = positiveInteger(options.maxKeys ?? DEFAULT_MAX_KEYS, 'rateLimit.store.maxKeys');
+    const sweepMs = positiveInteger(options.sweepMs ?? 60_000, 'rateLimit.store.sweepMs');
     this.now = options.now ?? (() => Math.floor(performance.now()));
     this.timer = setInterval(() => this.sweep(), sweepMs);
     this.timer.unref();

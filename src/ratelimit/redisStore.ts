@@ -20,6 +20,7 @@ import { redisReadiness } from '../observability/health.ts';
 import type { ReadinessCheck } from '../observability/health.ts';
 import type { BucketCharge, RateLimitStore } from './store.ts';
 import type { BucketReading, ChargeOutcome } from './tokenBucket.ts';
+import { positiveInteger } from '../jsutils/positiveInteger.ts';
 
 export interface RedisStoreOptions {
   /** A redis:// or rediss:// URL (default: the REDIS_URL environment variable). */
@@ -130,10 +131,7 @@ export class RedisStore implements RateLimitStore {
     this.now = options.now ?? null;
     this.given = options.client === undefined ? null : asRedis(options.client);
     this.owned = this.given === null;
-    this.timeoutMs = options.timeoutMs ?? 1000;
-    if (!Number.isInteger(this.timeoutMs) || this.timeoutMs <= 0) {
-      throw new TypeError(`rateLimit.store.timeoutMs must be a positive whole number, got ${String(options.timeoutMs)}.`);
-    }
+    this.timeoutMs = positiveInteger(options.timeoutMs ?? 1000, 'rateLimit.store.timeoutMs');
     const url = options.url ?? process.env['REDIS_URL'];
     if (this.given === null) {
       if (url === undefined || url === '' || !URL.canParse(url) || !/^rediss?:$/.test(new URL(url).protocol)) {

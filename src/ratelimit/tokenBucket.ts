@@ -30,6 +30,7 @@
  * (redisStore.ts) runs the same arithmetic in a Lua script, and the property tests hold both
  * to a reference model.
  */
+import { positiveInteger } from '../jsutils/positiveInteger.ts';
 
 /** One budget: `limit` tokens per `windowMs` milliseconds. */
 export interface Budget {
@@ -66,10 +67,8 @@ export const MAX_BUCKET_UNITS = 2 ** 50;
 /** Checks a budget's numbers; throws a TypeError naming `name`. */
 export function checkBudget(value: unknown, name: string): Budget {
   if (value === null || typeof value !== 'object') throw new TypeError(`${name} must be { limit, windowSeconds }, got ${String(value)}.`);
-  const { limit, windowSeconds } = value as { limit?: unknown; windowSeconds?: unknown };
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit <= 0) {
-    throw new TypeError(`${name}.limit must be a positive whole number, got ${String(limit)}.`);
-  }
+  const { windowSeconds } = value as { windowSeconds?: unknown };
+  const limit = positiveInteger((value as { limit?: unknown }).limit, `${name}.limit`);
   if (typeof windowSeconds !== 'number' || !Number.isFinite(windowSeconds) || windowSeconds <= 0) {
     throw new TypeError(`${name}.windowSeconds must be a positive number of seconds, got ${String(windowSeconds)}.`);
   }

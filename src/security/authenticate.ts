@@ -22,6 +22,8 @@ import { DEFAULT_MAX_CREDENTIAL_LENGTH, readCredential } from './credentials.ts'
 import type { Credential } from './credentials.ts';
 import { ANONYMOUS } from './identity.ts';
 import type { Identity } from './identity.ts';
+import { positiveInteger } from '../jsutils/positiveInteger.ts';
+import type { PromiseOrValue } from '../jsutils/promiseOrValue.ts';
 
 export type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -51,11 +53,8 @@ export interface AuthenticationOptions {
   maxCredentialLength?: number;
 }
 
-/** A value now, or a promise of it: a cached credential is answered synchronously. */
-type MaybePromise<T> = T | Promise<T>;
-
 /** Authenticates one request from its headers. */
-export type Authenticate = (headers: RequestHeaders) => MaybePromise<Identity | AuthError>;
+export type Authenticate = (headers: RequestHeaders) => PromiseOrValue<Identity | AuthError>;
 
 export interface Authentication {
   readonly authenticate: Authenticate;
@@ -74,10 +73,7 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
   if (required && authenticators.length === 0) {
     throw new TypeError('requireAuthentication needs at least one authenticator in `authenticate`: as configured, nobody could get in.');
   }
-  const maxLength = options.maxCredentialLength ?? DEFAULT_MAX_CREDENTIAL_LENGTH;
-  if (!Number.isInteger(maxLength) || maxLength <= 0) {
-    throw new TypeError(`maxCredentialLength must be a positive whole number of characters, got ${String(maxLength)}.`);
-  }
+  const maxLength = positiveInteger(options.maxCredentialLength ?? DEFAULT_MAX_CREDENTIAL_LENGTH, 'maxCredentialLength');
   const chain = new AuthenticatorChain(authenticators, required);
   // With no authenticator, authentication is off: every caller is anonymous, and credential
   // headers, meant for something else (a gateway in front, say), are not read at all.
@@ -143,7 +139,7 @@ class AuthenticatorChain {
   }
 
   /** Asks the authenticators from `from` on; a promise only once one of them answers with one. */
-  ask(request: AuthRequest, from: number): MaybePromise<Identity | AuthError> {
+  ask(request: AuthRequest, from: number): PromiseOrValue<Identity | AuthError> {
     for (let i = from; i < this.authenticators.length; i++) {
       const answer = (this.authenticators[i] as Authenticator).authenticate(request);
       if (answer instanceof Promise) {

@@ -38,6 +38,7 @@ import { ErrorCode, codedError } from '../errors/codes.ts';
 import { CacheCounts } from '../observability/cacheCounts.ts';
 import { redisReadiness } from '../observability/health.ts';
 import type { ReadinessCheck } from '../observability/health.ts';
+import { positiveInteger } from '../jsutils/positiveInteger.ts';
 
 export interface PersistedQueriesOptions {
   /** Documents kept in memory (default 1,000, and at most 16 MiB of text). */
@@ -156,13 +157,9 @@ class AutomaticPersistedQueries implements DocumentResolver {
 
   constructor(options: PersistedQueriesOptions, counts: CacheCounts) {
     this.counts = counts;
-    const cacheSize = options.cacheSize ?? 1000;
-    if (!Number.isInteger(cacheSize) || cacheSize <= 0) throw new TypeError(`persistedQueries.cacheSize must be a positive whole number, got ${describe(cacheSize)}.`);
+    const cacheSize = positiveInteger(options.cacheSize ?? 1000, 'persistedQueries.cacheSize');
     this.memory = new LruCache(cacheSize, { maxBytes: 16 * 1024 * 1024, sizeOf: (id, text) => id.length * 2 + text.length * 2 + 64 });
-    this.maxPerClient = options.maxRegistrationsPerClient ?? 1000;
-    if (!Number.isInteger(this.maxPerClient) || this.maxPerClient <= 0) {
-      throw new TypeError(`persistedQueries.maxRegistrationsPerClient must be a positive whole number, got ${describe(options.maxRegistrationsPerClient)}.`);
-    }
+    this.maxPerClient = positiveInteger(options.maxRegistrationsPerClient ?? 1000, 'persistedQueries.maxRegistrationsPerClient');
     const store = options.store;
     if (store === undefined) {
       this.redis = null;
@@ -172,8 +169,7 @@ class AutomaticPersistedQueries implements DocumentResolver {
       if (url !== null && (!URL.canParse(url) || !/^rediss?:$/.test(new URL(url).protocol))) {
         throw new TypeError('persistedQueries.store needs a redis:// or rediss:// url (or REDIS_URL).');
       }
-      const ttlSeconds = store.ttlSeconds ?? 86_400;
-      if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new TypeError(`persistedQueries.store.ttlSeconds must be a positive whole number, got ${describe(ttlSeconds)}.`);
+      const ttlSeconds = positiveInteger(store.ttlSeconds ?? 86_400, 'persistedQueries.store.ttlSeconds');
       const redis = { connection: null, made: null, url, client: store.client === undefined ? null : asRedis(store.client), prefix: store.keyPrefix ?? 'graphql:apq:', ttlSeconds };
       this.redis = redis;
       this.readiness = redisReadiness(

@@ -25,6 +25,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { applyEffect } from './store.ts';
 import type { AttemptOutcome, ClaimedDelivery, Delivery, WebhookEndpoint, WebhookEvent, WebhookStore } from './store.ts';
+import { positiveInteger } from '../jsutils/positiveInteger.ts';
 
 export interface FileStoreOptions {
   /** Where the journal lives (created if missing). */
@@ -76,8 +77,7 @@ export class FileStore implements WebhookStore {
   constructor(options: FileStoreOptions) {
     if (typeof options?.dir !== 'string' || options.dir === '') throw new TypeError('The webhook file store needs a directory (dir).');
     this.path = join(options.dir, JOURNAL_FILE);
-    this.keep = options.keepDeliveries ?? 100;
-    if (!Number.isInteger(this.keep) || this.keep < 1) throw new TypeError(`keepDeliveries must be a positive whole number, got ${String(options.keepDeliveries)}.`);
+    this.keep = positiveInteger(options.keepDeliveries ?? 100, 'keepDeliveries');
     this.fsync = options.fsync ?? true;
     mkdirSync(options.dir, { recursive: true, mode: 0o700 });
   }

@@ -6,6 +6,7 @@ import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { describe } from '../jsutils/describe.ts';
 import type { WebhookStore } from './store.ts';
+import { positiveInteger } from '../jsutils/positiveInteger.ts';
 
 /** Standard Webhooks' schedule: the delays (s) before the 2nd, 3rd, ... attempt; the first is immediate. */
 export const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18_000, 36_000, 36_000];
@@ -112,7 +113,4 @@ export function readSchedule(schedule: unknown): number[] {
   return [...schedule];
 }
 
-function positive(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive whole number, got ${describe(value)}.`);
-  return value;
-}
+const positive = positiveInteger;

@@ -13,6 +13,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { HttpErrorCode, httpErrorBody } from '../../errors/codes.ts';
 import type { HttpError } from '../../errors/codes.ts';
+import { JSON_CONTENT_TYPE } from '../../jsutils/jsonContentType.ts';
 
 /** The refusal for each parser error node reports (its `code`), as node itself would pick its status. */
 export function parserRefusal(code: string | undefined, maxHeaderBytes: number): [HttpError, string] {
@@ -49,7 +50,7 @@ export function answerClientError(error: Error & { code?: string; rawPacket?: Bu
     socket.end(`${statusLine}Content-Length: 0\r\nConnection: close\r\n\r\n`);
     return;
   }
-  socket.end(`${statusLine}Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(`${statusLine}Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 /**

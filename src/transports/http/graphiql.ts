@@ -20,10 +20,11 @@ import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { HttpErrorCode, httpErrorBody } from '../../errors/codes.ts';
 import type { HttpError } from '../../errors/codes.ts';
-import type { PromiseOrValue as MaybePromise } from '../../jsutils/promiseOrValue.ts';
+import type { PromiseOrValue } from '../../jsutils/promiseOrValue.ts';
 import type { HandlerResponse, PlainRequest } from './handler.ts';
 import { etagOf, headerOf, matchesEtag, mediaRanges } from '../httpHeaders.ts';
 import { memoizeText } from '../../jsutils/lruCache.ts';
+import { JSON_CONTENT_TYPE as JSON_RESPONSE } from '../../jsutils/jsonContentType.ts';
 
 export interface GraphiqlOptions {
   /** The page's title (default `GraphiQL`). */
@@ -48,12 +49,11 @@ export interface GraphiqlSettings {
 
 export interface GraphiqlRoutes {
   /** The answer to a GET of the page or of an asset; null for a request that is neither. */
-  serve(pathname: string, headers: PlainRequest['headers']): MaybePromise<HandlerResponse> | null;
+  serve(pathname: string, headers: PlainRequest['headers']): PromiseOrValue<HandlerResponse> | null;
 }
 
 /** The package's dist/graphiql/, from src/transports/http/ as from dist/transports/http/. */
 const DEFAULT_ASSETS = new URL('../../../dist/graphiql/', import.meta.url);
-const JSON_RESPONSE = 'application/json; charset=utf-8';
 const NOT_BUILT = 'The GraphiQL assets are not built: run `npm run build:graphiql` (or `npm run build`), then reload.';
 
 /** The page and its assets, or null when the IDE is off (by default in production). */
@@ -94,7 +94,7 @@ export function createGraphiql(settings: GraphiqlSettings): GraphiqlRoutes | nul
     ];
   }
 
-  function asset(name: string, headers: PlainRequest['headers'], manifest: Manifest): MaybePromise<HandlerResponse> {
+  function asset(name: string, headers: PlainRequest['headers'], manifest: Manifest): PromiseOrValue<HandlerResponse> {
     const file = manifest.files.get(name);
     if (file === undefined) return failure(HttpErrorCode.NotFound, `Nothing is served at ${prefix}${name}; GraphiQL has no such file.`);
     if (file.loaded !== undefined) return assetResponse(file, file.loaded, headers);
@@ -113,7 +113,7 @@ export function createGraphiql(settings: GraphiqlSettings): GraphiqlRoutes | nul
       } else {
         return null;
       }
-      const answer = (manifest: Manifest | null): MaybePromise<HandlerResponse> =>
+      const answer = (manifest: Manifest | null): PromiseOrValue<HandlerResponse> =>
         manifest === null ? notBuilt() : name === null ? page(headers, manifest) : asset(name, headers, manifest);
       const manifest = assets.manifest();
       return manifest instanceof Promise ? manifest.then(answer) : answer(manifest);
@@ -153,7 +153,7 @@ class Assets {
 
   constructor(private readonly directory: URL) {}
 
-  manifest(): MaybePromise<Manifest | null> {
+  manifest(): PromiseOrValue<Manifest | null> {
     if (this.known !== null) return this.known;
     this.loading ??= readFile(new URL('manifest.json', this.directory), 'utf8').then(
       (text) => {

@@ -7,10 +7,11 @@ import type { GraphQLError } from 'graphql';
 import { ErrorCode, codedError } from '../../errors/codes.ts';
 import { memoizeText } from '../../jsutils/lruCache.ts';
 import { mediaRanges } from '../httpHeaders.ts';
+import { JSON_CONTENT_TYPE } from '../../jsutils/jsonContentType.ts';
+/** JSON: the legacy GraphQL media type, and every `{ error }` answer. */
+export const JSON_RESPONSE = JSON_CONTENT_TYPE;
 
 export const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
-/** JSON: the legacy GraphQL media type, and every `{ error }` answer. */
-export const JSON_RESPONSE = 'application/json; charset=utf-8';
 /** GraphQL over Server-Sent Events (eventStream.ts), chosen by `Accept: text/event-stream`. */
 export const EVENT_STREAM = 'text/event-stream; charset=utf-8';
 

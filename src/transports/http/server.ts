@@ -40,6 +40,7 @@ import type { OperationPipeline } from '../../server/pipeline.ts';
 import { NodeRequest } from './nodeRequest.ts';
 import { ResponseWriter } from './responseWriter.ts';
 import type { Route } from './router.ts';
+import { JSON_CONTENT_TYPE as JSON_RESPONSE } from '../../jsutils/jsonContentType.ts';
 
 export interface ServerOptions extends HandlerOptions<IncomingMessage> {
   /** Largest request body accepted, in bytes (default 1 MiB). */
@@ -93,7 +94,6 @@ export interface GraphQLServer extends http.Server {
   readonly websocket: WebSocketTransport | null;
 }
 
-const JSON_RESPONSE = 'application/json; charset=utf-8';
 
 export function createServer(options: ServerOptions): GraphQLServer {
   const logger = new JsonLogger(options.logLevel, options.logger);

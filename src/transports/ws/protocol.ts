@@ -30,6 +30,7 @@ import type { Identity } from '../../security/identity.ts';
 import type { ClientInfo, RateRefusal } from '../../ratelimit/rateLimiter.ts';
 import { ErrorCode, WebSocketCloseCode, WebSocketCloseReason, codedError } from '../../errors/codes.ts';
 import { sharedResultText } from '../sharedResultText.ts';
+import { positiveInteger } from '../../jsutils/positiveInteger.ts';
 
 export const MessageType = {
   ConnectionInit: 'connection_init',
@@ -74,8 +75,8 @@ export interface Connection {
 }
 
 export function createWebSocketProtocol<Raw>(pipeline: OperationPipeline<Raw>, options: WebSocketProtocolOptions = {}) {
-  const initWaitMs = positiveInteger(options.connectionInitWaitTimeoutMs ?? 3_000, 'connectionInitWaitTimeoutMs');
-  const maxOperations = positiveInteger(options.maxSubscriptionsPerConnection ?? 100, 'maxSubscriptionsPerConnection');
+  const initWaitMs = positiveInteger(options.connectionInitWaitTimeoutMs ?? 3_000, 'websocket.connectionInitWaitTimeoutMs');
+  const maxOperations = positiveInteger(options.maxSubscriptionsPerConnection ?? 100, 'websocket.maxSubscriptionsPerConnection');
   return {
     open(socket: ProtocolSocket, upgrade: Upgrade<Raw>): Connection {
       return new GraphQLConnection(pipeline, socket, upgrade, initWaitMs, maxOperations);
@@ -491,7 +492,4 @@ function truncate(text: string, bytes: number): string {
   return cut;
 }
 
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0) throw new TypeError(`websocket.${name} must be a positive whole number, got ${String(value)}.`);
-  return value;
-}
+

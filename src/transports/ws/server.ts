@@ -23,6 +23,7 @@ import type { HttpError } from '../../errors/codes.ts';
 import { ClientSlots } from '../../server/clientSlots.ts';
 import { createWebSocketProtocol } from './protocol.ts';
 import type { Connection, WebSocketProtocolOptions } from './protocol.ts';
+import { JSON_CONTENT_TYPE } from '../../jsutils/jsonContentType.ts';
 
 /** The WebSocket subprotocol served (graphql-ws's PROTOCOL.md). */
 export const SUBPROTOCOL = 'graphql-transport-ws';
@@ -237,7 +238,7 @@ function refuse(socket: Duplex, error: HttpError, message: string, headers: Reco
   const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.end(
     `HTTP/1.1 ${error[1]} ${STATUS_CODES[error[1]] ?? ''}\r\n${extra}` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
