@@ -6,8 +6,8 @@
  */
 import type { OperationPipeline } from '../../server/pipeline.ts';
 import type { Identity } from '../../security/identity.ts';
-import { etagOf, headerOf, matchesEtag } from '../http/headers.ts';
-import { HttpOperation } from '../http/httpOperation.ts';
+import { etagOf, headerOf, matchesEtag } from '../httpHeaders.ts';
+import { HttpOperation } from '../httpOperation.ts';
 import { resourceOf, resultOf } from './resourceAnswer.ts';
 import type { ResourceRequest, RouteCall } from './resourceCall.ts';
 import type { CompiledRoute } from './resourceRoutes.ts';

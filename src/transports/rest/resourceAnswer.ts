@@ -14,7 +14,7 @@ import { ERROR_CODES, executionErrorStatus } from '../../errors/codes.ts';
 import type { ErrorCode, ErrorCodeInfo } from '../../errors/codes.ts';
 import type { OperationOutcome, OperationResult } from '../../server/pipeline.ts';
 import type { RateRefusal } from '../../ratelimit/rateLimiter.ts';
-import { addRateHeaders, etagOf, headerOf, matchesEtag } from '../http/headers.ts';
+import { addRateHeaders, etagOf, headerOf, matchesEtag } from '../httpHeaders.ts';
 import type { ResourceRequest, ResourceResponse, RouteCall } from './resourceCall.ts';
 import { locationOf, pagingLinks } from './resourceLinks.ts';
 import type { CompiledRoute } from './resourceRoutes.ts';

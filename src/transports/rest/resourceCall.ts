@@ -4,7 +4,7 @@
  * reading the request came to (its route, version and variables).
  */
 import type { KnownRequest } from '../../server/pipeline.ts';
-import type { EtagMemo } from '../http/headers.ts';
+import type { EtagMemo } from '../httpHeaders.ts';
 import type { CompiledRoute, CompiledVersion } from './resourceRoutes.ts';
 
 /** What the resource handler needs of a request (the HTTP handler's PlainRequest has it all). */

@@ -11,7 +11,7 @@
  * Values that do not coerce to their variables' types are GraphQL's to refuse, when the
  * operation runs.
  */
-import { headerOf } from '../http/headers.ts';
+import { headerOf } from '../httpHeaders.ts';
 import { ERROR_CODES } from '../../errors/codes.ts';
 import { failure } from './resourceAnswer.ts';
 import type { ResourceRequest, ResourceResponse, RouteMatch } from './resourceCall.ts';

@@ -8,7 +8,7 @@
 import { LruCache, memoizeText } from '../../jsutils/lruCache.ts';
 import type { KnownRequest } from '../../server/pipeline.ts';
 import { SMALL_REQUEST } from '../../server/pipeline.ts';
-import { EtagMemo, headerOf, mediaRanges } from '../http/headers.ts';
+import { EtagMemo, headerOf, mediaRanges } from '../httpHeaders.ts';
 import { ERROR_CODES } from '../../errors/codes.ts';
 import { failure } from './resourceAnswer.ts';
 import type { ResourceRequest, ResourceResponse, RouteCall, RouteMatch } from './resourceCall.ts';

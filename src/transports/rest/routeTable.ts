@@ -11,7 +11,7 @@
  *   method:  no route for it ─ 405 with Allow (RFC 9110 §15.5.6)
  */
 import type { GraphQLSchema } from 'graphql';
-import { headerOf } from '../http/headers.ts';
+import { headerOf } from '../httpHeaders.ts';
 import { openApiDocument } from './openApi.ts';
 import type { ResourceRequest, ResourceResponse, RouteMatch } from './resourceCall.ts';
 import { isAnswer } from './resourceCall.ts';
