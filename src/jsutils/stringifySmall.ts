@@ -2,7 +2,7 @@
  * stringifySmall: JSON.stringify's text, written out in JavaScript, for small values.
  *
  * Why: on Node 20 every call to the native JSON.stringify pays a fixed price (entering C++,
- * setting up its serializer) of about 0.3 µs, and far more inside a busy server, where its code
+ * setting up its serializer), and more inside a busy server, where its code
  * is no longer in the CPU's caches by the time the next response needs it. For a response like
  * `{"data":{"hello":"world"}}` that price is most of the serialization, and a measurable share
  * of the whole request. A walk in JavaScript over a handful of values costs less. For large
@@ -19,7 +19,7 @@
  * own error; its getters and `toJSON` methods then run a second time.
  *
  * Two exotic differences remain, both because telling a boxed primitive from a plain object
- * costs a call into C++ (about 30 ns), so it is asked only of objects whose prototype is not
+ * costs a call into C++, so it is asked only of objects whose prototype is not
  * Object.prototype or null: a Proxy's `getPrototypeOf` trap runs once (the native serializer never
  * asks), and a boxed primitive whose prototype was replaced by Object.prototype or null is written
  * as an object.

@@ -45,9 +45,9 @@ const REMEMBERED_TEXT = 8 * 1024;
 /**
  * The entity tag of the last text a read answered with, kept with that text. Reads of an
  * unchanged resource answer the same text again, and comparing two texts (a memory compare,
- * stopping at the first difference) costs a small part of hashing one: SHA-1 takes about ten
- * instructions a byte, a quarter of a 4 KB read's whole cost counted with callgrind. So the tag
- * is made again only when the text changed. One per URL read, so at most REMEMBERED_TEXT
+ * stopping at the first difference) costs a small part of hashing one, and hashing is a large
+ * part of a read's cost (docs/benchmarks.md, the route figures). So the tag is made again only
+ * when the text changed. One per URL read, so at most REMEMBERED_TEXT
  * characters each.
  */
 export class EtagMemo {
