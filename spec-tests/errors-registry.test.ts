@@ -24,13 +24,6 @@ import { ERRORS_DOC_PATH, errorsDoc } from '../scripts/errors-doc.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CODES = new Set<string>(Object.values(ErrorCode));
 
-/** Temporary: modules that still spell codes themselves while they are moved onto the registry. */
-const PENDING_FILES: ReadonlyArray<string> = [
-  'src/demo/librarySchema.ts',
-  'src/transports/rest/resourceHandler.ts',
-  'src/transports/ws/protocol.ts',
-];
-
 /** The `.ts` files under a folder of the repository, as paths relative to it. */
 function sourceFiles(folder: string): string[] {
   const found: string[] = [];
@@ -117,7 +110,7 @@ describe('the error registry', () => {
 
   it('no module of src/ outside src/errors/ spells a code itself: it names it through ErrorCode', () => {
     const files = sourceFiles('src').filter((path) => !path.startsWith('src/errors/'));
-    const spellings = files.filter((path) => !PENDING_FILES.includes(path)).flatMap(codeSpellings);
+    const spellings = files.flatMap(codeSpellings);
     expect(spellings).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@
  *                  parsed within the limits and validated, cached by text ─ 400            document()
  *   operation      choose it ─ OPERATION_RESOLUTION_FAILURE; a mutation over GET ─ notAllowed;
  *                  a subscription where nothing streams ─ SUBSCRIPTION_NOT_SUPPORTED      operation()
- *   limits         depth, cost, nodes, … ─ *_LIMIT_EXCEEDED; introspection by role          limits()
+ *   withinLimits   depth, cost, nodes, … ─ *_LIMIT_EXCEEDED; introspection by role    withinLimits()
  *   authorize      planned per set of grants ─ FORBIDDEN fields, or the whole operation
  *                  refused (onDenied: 'reject', 403)                                       authorize()
  *   admit (cost)   with a cost budget: the request and its cost in one charge ─ 429 / 503  admitCost()
@@ -349,7 +349,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     if (params.extensions != null) this.resolver.accept?.(params, query, this.clientOf(request.identity, request.client));
     const chosen = this.operation(request, prepared);
     if (!(chosen instanceof OperationPlan)) return chosen;
-    const limited = this.limitsOf(request, prepared, chosen);
+    const limited = this.withinLimits(request, prepared, chosen);
     if ('kind' in limited) return limited;
     const ready = this.authorize(request, chosen, limited);
     if (known !== undefined && ready instanceof ReadyOperation) known.ready = ready;
@@ -379,10 +379,10 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     return chosen;
   }
 
-  // ── limits ──────────────────────────────────────────────────────────────────────────────────
+  // ── withinLimits ────────────────────────────────────────────────────────────────────────────
 
   /** Depth, cost, nodes and the other limits; then introspection, when only some roles may. */
-  private limitsOf(request: OperationRequest<Raw>, prepared: PreparedDocument, chosen: OperationPlan): WithinLimits | OperationResult {
+  private withinLimits(request: OperationRequest<Raw>, prepared: PreparedDocument, chosen: OperationPlan): WithinLimits | OperationResult {
     const checked = this.limitsChecked(prepared, chosen, request.params);
     if (checked.errors.length > 0) return requestErrors(checked.errors);
     const introspects = this.introspectionRoles !== null && this.documents.introspectionErrors(prepared).length > 0;

@@ -18,8 +18,7 @@ import { addRateHeaders, etagOf, headerOf, matchesEtag } from '../httpHeaders.ts
 import type { ResourceRequest, ResourceResponse, RouteCall } from './resourceCall.ts';
 import { locationOf, pagingLinks } from './resourceLinks.ts';
 import type { CompiledRoute } from './resourceRoutes.ts';
-
-export const JSON_TYPE = 'application/json; charset=utf-8';
+import { JSON_CONTENT_TYPE } from '../../jsutils/jsonContentType.ts';
 
 /** A refusal: `{ error: { code, message } }` with the status the registry gives its code. */
 export function failure(error: ErrorCodeInfo<ErrorCode, number>, message: string, headers: Record<string, string> = {}): ResourceResponse {
@@ -28,7 +27,7 @@ export function failure(error: ErrorCodeInfo<ErrorCode, number>, message: string
 
 /** A refusal whose status and code another layer decided (the authenticator, the rate limiter, a resolver). */
 export function errorAnswer(status: number, code: string, message: string, headers: Record<string, string>): ResourceResponse {
-  return [JSON.stringify({ error: { code, message } }), { status, headers: { ...headers, 'content-type': JSON_TYPE } }];
+  return [JSON.stringify({ error: { code, message } }), { status, headers: { ...headers, 'content-type': JSON_CONTENT_TYPE } }];
 }
 
 /** Over the rate limit (429), or its store away (503): when to try again, and the caller's standing. */
@@ -112,7 +111,7 @@ function readAnswer(call: RouteCall, request: ResourceRequest<unknown>, value: u
   if (links !== null) headers['link'] = headers['link'] === undefined ? links : `${headers['link']}, ${links}`;
   headers['cache-control'] = request.headers['authorization'] !== undefined || request.headers['x-api-key'] !== undefined ? 'private, no-cache' : 'no-cache';
   if (matchesEtag(headerOf(request.headers, 'if-none-match'), etag)) return [null, { status: 304, headers }];
-  headers['content-type'] = JSON_TYPE;
+  headers['content-type'] = JSON_CONTENT_TYPE;
   return [request.method === 'HEAD' ? null : text, { status: 200, headers }];
 }
 
@@ -121,7 +120,7 @@ function writeAnswer(call: RouteCall, value: unknown, headers: Record<string, st
   if (value === null) return failure(ERROR_CODES.NotFound, `No resource is at ${call.rawPath}.`, headers);
   // An operation that returns no resource (a Boolean, say): nothing to send back.
   if (typeof value !== 'object') return [null, { status: 204, headers }];
-  headers['content-type'] = JSON_TYPE;
+  headers['content-type'] = JSON_CONTENT_TYPE;
   if (call.route.method === 'POST') {
     const location = locationOf(call.version, call.route, value, prefix);
     if (location !== null) headers['location'] = location;

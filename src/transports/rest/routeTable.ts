@@ -16,7 +16,8 @@ import { openApiDocument } from './openApi.ts';
 import type { ResourceRequest, ResourceResponse, RouteMatch } from './resourceCall.ts';
 import { isAnswer } from './resourceCall.ts';
 import { ERROR_CODES } from '../../errors/codes.ts';
-import { JSON_TYPE, failure } from './resourceAnswer.ts';
+import { failure } from './resourceAnswer.ts';
+import { JSON_CONTENT_TYPE } from '../../jsutils/jsonContentType.ts';
 import { ROUTE_METHODS } from './resourceRoutes.ts';
 import type { CompiledRoute, CompiledVersion } from './resourceRoutes.ts';
 
@@ -73,7 +74,7 @@ export class RouteTable {
       return failure(ERROR_CODES.MethodNotAllowed, `Method ${method} is not allowed on ${rawPath}; use GET, HEAD.`, { ...versionHeaders, allow: 'GET, HEAD' });
     }
     const text = this.openApiTexts.get(version.version) as string;
-    return [method === 'HEAD' ? null : text, { status: 200, headers: { ...versionHeaders, 'content-type': JSON_TYPE, 'cache-control': 'no-cache' } }];
+    return [method === 'HEAD' ? null : text, { status: 200, headers: { ...versionHeaders, 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'no-cache' } }];
   }
 }
 
