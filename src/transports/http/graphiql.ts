@@ -58,31 +58,66 @@ const NOT_BUILT = 'The GraphiQL assets are not built: run `npm run build:graphiq
 
 /** The page and its assets, or null when the IDE is off (by default in production). */
 export function createGraphiql(settings: GraphiqlSettings): GraphiqlRoutes | null {
-  const { path, option } = settings;
+  const { option } = settings;
   if (option === false || (option === undefined && settings.production)) return null;
   const options = typeof option === 'object' && option !== null ? option : {};
   for (const name of ['title', 'defaultQuery'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'string') throw new TypeError(`graphiql.${name} must be a string, got ${typeof options[name]}.`);
   }
-  const title = options.title ?? 'GraphiQL';
-  const assets = new Assets(directoryOf(options.assetsDirectory));
-  const prefix = `${path.endsWith('/') ? path : path + '/'}graphiql/`;
-  // Relative to the page (the endpoint): `./graphql/graphiql/` from `/graphql`.
-  const relativePrefix = `./${path.endsWith('/') ? '' : path.slice(path.lastIndexOf('/') + 1) + '/'}graphiql/`;
+  return new GraphiqlPages(settings.path, options, settings.webSocket);
+}
 
-  function page(headers: PlainRequest['headers'], manifest: Manifest): HandlerResponse {
+/** The IDE at the endpoint's path: its page for a browser's GET, its built assets under `<path>/graphiql/`. */
+class GraphiqlPages implements GraphiqlRoutes {
+  private readonly title: string;
+  private readonly assets: Assets;
+  /** Where the assets are served. */
+  private readonly prefix: string;
+  /** The same, relative to the page (the endpoint): `./graphql/graphiql/` from `/graphql`. */
+  private readonly relativePrefix: string;
+
+  constructor(
+    private readonly path: string,
+    private readonly options: GraphiqlOptions,
+    private readonly webSocket: boolean,
+  ) {
+    this.title = options.title ?? 'GraphiQL';
+    this.assets = new Assets(directoryOf(options.assetsDirectory));
+    this.prefix = `${path.endsWith('/') ? path : path + '/'}graphiql/`;
+    this.relativePrefix = `./${path.endsWith('/') ? '' : path.slice(path.lastIndexOf('/') + 1) + '/'}graphiql/`;
+  }
+
+  serve(pathname: string, headers: PlainRequest['headers']): PromiseOrValue<HandlerResponse> | null {
+    // The asset's name, or null for the page.
+    let name: string | null;
+    if (pathname === this.path) {
+      if (!prefersHtml(headerOf(headers, 'accept'))) return null;
+      name = null;
+    } else if (pathname.startsWith(this.prefix)) {
+      name = pathname.slice(this.prefix.length);
+    } else {
+      return null;
+    }
+    const answer = (manifest: Manifest | null): PromiseOrValue<HandlerResponse> =>
+      manifest === null ? notBuilt() : name === null ? this.page(headers, manifest) : this.asset(name, headers, manifest);
+    const manifest = this.assets.manifest();
+    return manifest instanceof Promise ? manifest.then(answer) : answer(manifest);
+  }
+
+  private page(headers: PlainRequest['headers'], manifest: Manifest): HandlerResponse {
     // A fresh nonce per page: the one inline <style> GraphiQL's dialogs inject carries it
     // (read from __webpack_nonce__, which main.jsx sets from the config).
     const styleNonce = randomBytes(16).toString('base64');
-    const config = { title, webSocket: settings.webSocket, styleNonce, ...(options.defaultQuery !== undefined ? { defaultQuery: options.defaultQuery } : {}) };
-    const html = pageHtml(title, config, relativePrefix + manifest.css, relativePrefix + manifest.js);
+    const { title, webSocket, options } = this;
+    const config = { title, webSocket, styleNonce, ...(options.defaultQuery !== undefined ? { defaultQuery: options.defaultQuery } : {}) };
+    const html = pageHtml(title, config, this.relativePrefix + manifest.css, this.relativePrefix + manifest.js);
     return [
       html,
       {
         status: 200,
         headers: {
           'content-type': 'text/html; charset=utf-8',
-          'content-security-policy': contentSecurityPolicy(styleNonce, settings.webSocket ? headerOf(headers, 'host') : undefined),
+          'content-security-policy': contentSecurityPolicy(styleNonce, webSocket ? headerOf(headers, 'host') : undefined),
           // Never reused: each page has its own nonce.
           'cache-control': 'no-store',
           // The same URL answers JSON to API clients.
@@ -94,31 +129,12 @@ export function createGraphiql(settings: GraphiqlSettings): GraphiqlRoutes | nul
     ];
   }
 
-  function asset(name: string, headers: PlainRequest['headers'], manifest: Manifest): PromiseOrValue<HandlerResponse> {
+  private asset(name: string, headers: PlainRequest['headers'], manifest: Manifest): PromiseOrValue<HandlerResponse> {
     const file = manifest.files.get(name);
-    if (file === undefined) return failure(HttpErrorCode.NotFound, `Nothing is served at ${prefix}${name}; GraphiQL has no such file.`);
+    if (file === undefined) return failure(HttpErrorCode.NotFound, `Nothing is served at ${this.prefix}${name}; GraphiQL has no such file.`);
     if (file.loaded !== undefined) return assetResponse(file, file.loaded, headers);
-    return assets.read(file).then((loaded) => (loaded === null ? notBuilt() : assetResponse(file, loaded, headers)));
+    return this.assets.read(file).then((loaded) => (loaded === null ? notBuilt() : assetResponse(file, loaded, headers)));
   }
-
-  return {
-    serve(pathname, headers) {
-      // The asset's name, or null for the page.
-      let name: string | null;
-      if (pathname === path) {
-        if (!prefersHtml(headerOf(headers, 'accept'))) return null;
-        name = null;
-      } else if (pathname.startsWith(prefix)) {
-        name = pathname.slice(prefix.length);
-      } else {
-        return null;
-      }
-      const answer = (manifest: Manifest | null): PromiseOrValue<HandlerResponse> =>
-        manifest === null ? notBuilt() : name === null ? page(headers, manifest) : asset(name, headers, manifest);
-      const manifest = assets.manifest();
-      return manifest instanceof Promise ? manifest.then(answer) : answer(manifest);
-    },
-  };
 }
 
 interface AssetFile {
