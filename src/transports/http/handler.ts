@@ -60,33 +60,11 @@ import { HttpOperation } from '../httpOperation.ts';
 import { EVENT_STREAM, GRAPHQL_RESPONSE, JSON_RESPONSE, checkContentType, negotiate, paramsFromQueryString } from './mediaTypes.ts';
 import { ENDPOINT_METHODS, RESOURCE_METHODS, Router } from './router.ts';
 import type { Route } from './router.ts';
+import type { PlainRequest } from '../plainRequest.ts';
 
 export type { MaybePromise, LogEntry, OperationScope } from '../../server/pipeline.ts';
 
-/** A request as any transport can describe it. */
-export interface PlainRequest<Raw = unknown> {
-  readonly method: string;
-  /** Path and query string, as on the request line: `/graphql?query=...`. */
-  readonly url: string;
-  /** Header values by lower-case name. */
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** The body as UTF-8 text, or null when there is none. */
-  readonly body: string | null;
-  /** The transport's own request object, handed to the context factory. */
-  readonly raw: Raw;
-  /** The address of the socket's peer (for rate limits by address). */
-  readonly remoteAddress?: string | undefined;
-  /**
-   * Registers a callback for the client going away before the response is complete; called
-   * at once if it already has. The handler registers only for executions that go asynchronous:
-   * a synchronous one is over before the transport could notice anything. (A hook rather than
-   * an AbortSignal: on Node 20 creating a signal costs several microseconds, a tenth of a small
-   * request's whole time, so signals are made only when someone asks; see OperationAbort.)
-   */
-  onClientGone?(callback: () => void): void;
-  /** The request's id (for its request line), when the transport gives one: masked errors carry it. */
-  readonly requestId?: string;
-}
+export type { PlainRequest } from '../plainRequest.ts';
 
 export interface ResponseInit {
   status: number;

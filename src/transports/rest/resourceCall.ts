@@ -5,17 +5,11 @@
  */
 import type { KnownRequest } from '../../server/pipeline.ts';
 import type { EtagMemo } from '../httpHeaders.ts';
+import type { PlainRequest } from '../plainRequest.ts';
 import type { CompiledRoute, CompiledVersion } from './resourceRoutes.ts';
 
-/** What the resource handler needs of a request (the HTTP handler's PlainRequest has it all). */
-export interface ResourceRequest<Raw> {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  readonly body: string | null;
-  readonly raw: Raw;
-  readonly remoteAddress?: string | undefined;
-}
+/** What the resource handler needs of a request. */
+export type ResourceRequest<Raw> = Pick<PlainRequest<Raw>, 'method' | 'url' | 'headers' | 'body' | 'raw' | 'remoteAddress'>;
 
 export type ResourceResponse = [body: string | null, init: { status: number; headers: Record<string, string> }];
 
