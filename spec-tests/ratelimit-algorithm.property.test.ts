@@ -434,7 +434,7 @@ describe('checkBudget', () => {
     [1.5, 'rateLimit.anonymous.requests.limit must be a positive whole number, got 1.5.'],
     [-1, 'rateLimit.anonymous.requests.limit must be a positive whole number, got -1.'],
     [Number.NaN, 'rateLimit.anonymous.requests.limit must be a positive whole number, got NaN.'],
-    ['3', 'rateLimit.anonymous.requests.limit must be a positive whole number, got 3.'],
+    ['3', 'rateLimit.anonymous.requests.limit must be a positive whole number, got "3".'],
     [undefined, 'rateLimit.anonymous.requests.limit must be a positive whole number, got undefined.'],
   ])('refuses limit %s', (limit, message) => {
     expectTypeError(() => checkBudget({ limit, windowSeconds: 60 }, name), message);

@@ -880,7 +880,7 @@ describe('option refusals', () => {
     ['jitter', '0.1', 'jitter must be a number from 0 to below 1, got a string.'],
     ['attemptTimeoutMs', 0, 'attemptTimeoutMs must be a positive whole number, got 0.'],
     ['attemptTimeoutMs', 1.5, 'attemptTimeoutMs must be a positive whole number, got 1.5.'],
-    ['attemptTimeoutMs', '300', 'attemptTimeoutMs must be a positive whole number, got a string.'],
+    ['attemptTimeoutMs', '300', 'attemptTimeoutMs must be a positive whole number, got "300".'],
     ['concurrencyPerEndpoint', 0, 'concurrencyPerEndpoint must be a positive whole number, got 0.'],
     ['disableAfterFailures', -1, 'disableAfterFailures must be a positive whole number, got -1.'],
     ['lookup', 'dns', 'lookup must be a function like dns.lookup, got a string.'],

@@ -3,11 +3,18 @@ import { describe } from './describe.ts';
 /**
  * An option that must be a positive whole number (a count, a size, a number of milliseconds),
  * checked where it is read so that a mistake is a start-up error naming the option, in the same
- * words for every option.
+ * words for every option: the value shown when it is a number or a string (quoted, so that "3"
+ * reads as the string it is), its kind otherwise.
  */
 export function positiveInteger(value: unknown, name: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-    throw new TypeError(`${name} must be a positive whole number, got ${typeof value === 'number' ? String(value) : describe(value)}.`);
+    throw new TypeError(`${name} must be a positive whole number, got ${shown(value)}.`);
   }
   return value;
+}
+
+function shown(value: unknown): string {
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return JSON.stringify(value);
+  return describe(value);
 }
