@@ -12,6 +12,16 @@ import type { ReadinessCheck } from '../observability/health.ts';
 export const RECONNECT_CAP_MS = 2000;
 /** Reconnection attempts a queued PUBLISH waits through before publish rejects. */
 export const PUBLISH_RETRIES = 2;
+/**
+ * What the pub/sub asks of a connection. The package's types name no ioredis type in a public
+ * signature: ioredis is an optional dependency, and the types must compile without it.
+ */
+export interface PubSubConnection {
+  subscribe(channel: string): Promise<unknown>;
+  unsubscribe(channel: string): Promise<unknown>;
+  publish(channel: string, message: string): Promise<unknown>;
+}
+
 /** Longest a publish waits for Redis's reply. */
 export const PUBLISH_TIMEOUT_MS = 5000;
 const CONNECT_TIMEOUT_MS = 5000;
@@ -45,7 +55,7 @@ export class RedisConnections {
    * promise, and `then` callbacks run in the order they were attached: so commands reach Redis
    * in the order they were asked for, even those asked for while ioredis was still loading.
    */
-  get(role: Role): Promise<Redis> {
+  get(role: Role): Promise<PubSubConnection> {
     let made = this.made.get(role);
     if (made === undefined) {
       made = loadIoredis('createRedisPubSub').then(({ Redis }) => {
