@@ -42,6 +42,7 @@ import { ErrorCode } from '../errors/codes.ts';
 import { describe } from '../jsutils/describe.ts';
 import { inspect } from '../jsutils/inspect.ts';
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
+import { positiveInteger } from '../jsutils/positiveInteger.ts';
 
 export interface PubSub {
   /** Sends payload to every current subscriber of topic (on every instance, for Redis). */
@@ -376,11 +377,7 @@ export function readOptions(prefix: string, options: unknown, known: ReadonlyArr
 
 /** A bufferSize option: a positive whole number, or undefined for the fallback. */
 export function readBufferSize(prefix: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new TypeError(`${prefix} bufferSize must be a positive whole number, got ${inspect(value)}.`);
-  }
-  return value;
+  return value === undefined ? fallback : positiveInteger(value, `${prefix} bufferSize`);
 }
 
 function listOr(names: ReadonlyArray<string>): string {

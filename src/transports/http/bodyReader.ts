@@ -7,16 +7,15 @@
  * are then answered in the same turn of the event loop that read them.
  */
 import { isUtf8 } from 'node:buffer';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpErrorCode } from '../../errors/codes.ts';
 import type { HttpError } from '../../errors/codes.ts';
-import type { Route } from './router.ts';
+import type { NodeRequest } from './nodeRequest.ts';
 
 export interface BodyHandlers {
-  /** The whole body, decoded (null: none). */
-  received(req: IncomingMessage, res: ServerResponse, body: string | null, startedAt: number, route: Route): void;
+  /** The whole body has been read into `request.body` (null: none). */
+  received(request: NodeRequest): void;
   /** A refusal the server writes itself; `closeConnection` when the rest of the body is not read. */
-  refuse(req: IncomingMessage, res: ServerResponse, error: HttpError, message: string, startedAt: number, closeConnection?: boolean): void;
+  refuse(request: NodeRequest, error: HttpError, message: string, closeConnection?: boolean): void;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -39,20 +38,21 @@ export class BodyReader {
    * from one turn's reads are then answered one after another, once the parser is done, rather
    * than each in the middle of parsing the next.
    */
-  read(req: IncomingMessage, res: ServerResponse, startedAt: number, route: Route): void {
+  read(request: NodeRequest): void {
+    const req = request.raw;
     const declaresBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
     if (req.method !== 'POST' && !declaresBody) {
-      setImmediate(this.handlers.received, req, res, null, startedAt, route);
+      setImmediate(this.handlers.received, request);
       return;
     }
     const declared = req.headers['content-length'];
     // Shorter than the limit's own digits, a length cannot exceed it (the parser allows digits only).
     if (declared !== undefined && declared.length >= this.maxBodyDigits && Number(declared) > this.maxBodyBytes) {
-      this.tooLarge(req, res, startedAt);
+      this.tooLarge(request);
       return;
     }
-    if (declared !== undefined) setImmediate(this.readParsed, req, res, startedAt, route);
-    else this.stream(req, res, startedAt, route);
+    if (declared !== undefined) setImmediate(this.readParsed, request);
+    else this.stream(request);
   }
 
   /**
@@ -64,19 +64,21 @@ export class BodyReader {
    * (a larger body, a slow client, `Expect: 100-continue`) is streamed, starting with what is
    * buffered.
    */
-  private readonly readParsed = (req: IncomingMessage, res: ServerResponse, startedAt: number, route: Route): void => {
+  private readonly readParsed = (request: NodeRequest): void => {
+    const req = request.raw;
     if (!req.complete) {
-      this.stream(req, res, startedAt, route);
+      this.stream(request);
       return;
     }
     // All of it is buffered and no larger than the limit (checked against its declared length,
     // which the parser enforces): read() returns it whole, or null if empty.
     const body = req.read() as Buffer | null;
-    this.decode(req, res, body ?? EMPTY, startedAt, route);
+    this.decode(request, body ?? EMPTY);
   };
 
   /** Streams a body in, abandoning it once it grows past the limit. */
-  private stream(req: IncomingMessage, res: ServerResponse, startedAt: number, route: Route): void {
+  private stream(request: NodeRequest): void {
+    const req = request.raw;
     let first: Buffer | null = null;
     let chunks: Buffer[] | null = null;
     let size = 0;
@@ -86,7 +88,7 @@ export class BodyReader {
       size += chunk.length;
       if (size > this.maxBodyBytes) {
         done = true;
-        this.tooLarge(req, res, startedAt);
+        this.tooLarge(request);
       } else if (first === null) {
         first = chunk;
       } else {
@@ -98,21 +100,28 @@ export class BodyReader {
     req.on('end', () => {
       if (done) return;
       done = true;
-      this.decode(req, res, chunks !== null ? Buffer.concat(chunks) : (first ?? EMPTY), startedAt, route);
+      this.decode(request, chunks !== null ? Buffer.concat(chunks) : (first ?? EMPTY));
     });
   }
 
   /** The whole body has arrived: decode it (UTF-8 only) and hand it on. */
-  private decode(req: IncomingMessage, res: ServerResponse, bytes: Buffer, startedAt: number, route: Route): void {
-    if (bytes.length === 0) this.handlers.received(req, res, null, startedAt, route);
-    else if (isSmallAscii(bytes)) this.handlers.received(req, res, bytes.toString('latin1'), startedAt, route);
-    else if (!isUtf8(bytes)) this.handlers.refuse(req, res, HttpErrorCode.InvalidUtf8, 'The request body is not valid UTF-8.', startedAt);
-    else this.handlers.received(req, res, bytes.toString('utf8'), startedAt, route);
+  private decode(request: NodeRequest, bytes: Buffer): void {
+    if (bytes.length === 0) {
+      this.handlers.received(request);
+      return;
+    }
+    if (isSmallAscii(bytes)) request.body = bytes.toString('latin1');
+    else if (isUtf8(bytes)) request.body = bytes.toString('utf8');
+    else {
+      this.handlers.refuse(request, HttpErrorCode.InvalidUtf8, 'The request body is not valid UTF-8.');
+      return;
+    }
+    this.handlers.received(request);
   }
 
-  private tooLarge(req: IncomingMessage, res: ServerResponse, startedAt: number): void {
-    this.handlers.refuse(req, res, HttpErrorCode.PayloadTooLarge, `The request body is larger than ${this.maxBodyBytes} bytes.`, startedAt, true);
-    req.resume();
+  private tooLarge(request: NodeRequest): void {
+    this.handlers.refuse(request, HttpErrorCode.PayloadTooLarge, `The request body is larger than ${this.maxBodyBytes} bytes.`, true);
+    request.raw.resume();
   }
 }
 

@@ -124,7 +124,7 @@ export function createHandler<Raw = unknown>(
   operational: ((pipeline: OperationPipeline<Raw>) => OperationalRoutes) | null = null,
 ): Handler<Raw> {
   const http = new GraphQLOverHttp(options, operational);
-  const handle = (request: PlainRequest<Raw>, route?: Route) => http.handle(request, route ?? http.router.route(request.method, request.url, request.headers));
+  const handle: (request: PlainRequest<Raw>, route?: Route) => PromiseOrValue<HandlerResponse> = http.handle.bind(http);
   return Object.assign(handle, {
     headersFor: (headers: PlainRequest['headers']) => http.cors?.headers(typeof headers['origin'] === 'string' ? headers['origin'] : undefined) ?? null,
     router: http.router,
@@ -162,9 +162,10 @@ class GraphQLOverHttp<Raw> {
     this.heartbeatMs = positiveInteger(options.sseHeartbeatMs ?? 12_000, 'sseHeartbeatMs');
   }
 
-  /** The answer to a routed request, with the CORS headers of its route for the request's origin. */
-  handle(request: PlainRequest<Raw>, route: Route): PromiseOrValue<HandlerResponse> {
+  /** The answer to a request (routed here when the transport has not), with the CORS headers of its route for the request's origin. */
+  handle(request: PlainRequest<Raw>, route: Route = this.router.route(request.method, request.url, request.headers)): PromiseOrValue<HandlerResponse> {
     const response = this.answer(request, route);
+    if (this.cors === null) return response;
     const allowed = this.router.corsHeaders(route, request.headers);
     if (allowed === null) return response;
     if (response instanceof Promise) return response.then((settled) => withHeaders(settled, allowed));

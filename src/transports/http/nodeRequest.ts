@@ -6,7 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ObservedRequest } from '../../observability/observedRequest.ts';
 import { requestIdFrom } from '../../observability/requestLog.ts';
 import type { LoggedOperation } from '../../observability/requestLog.ts';
-import type { PlainRequest } from './handler.ts';
+import type { PlainRequest } from '../plainRequest.ts';
+import type { Route } from './router.ts';
 
 /**
  * Node keeps only the first of several Authorization headers and drops the rest. A request
@@ -26,29 +27,37 @@ function withEveryAuthorization(req: IncomingMessage): IncomingMessage['headers'
   return { ...req.headers, authorization: values as unknown as string };
 }
 
-/** A node request as the handler sees it: a class, so that no closure is made per request. */
+/**
+ * A node request as the handler sees it: a class, so that no closure is made per request. It
+ * is made when the request arrives, with where the router sent it, and carried through reading
+ * its body (which it then holds) to its answer.
+ */
 export class NodeRequest implements PlainRequest<IncomingMessage>, ObservedRequest {
   readonly method: string;
   readonly url: string;
   readonly headers: IncomingMessage['headers'];
-  readonly body: string | null;
+  /** The body as UTF-8 text, once read (null: none). */
+  body: string | null;
   readonly raw: IncomingMessage;
+  readonly res: ServerResponse;
   /** performance.now() when the server was given the request (0 when requests are not observed). */
   readonly startedAt: number;
+  /** Where the router sent it. */
+  readonly route: Route;
   /** The operation it ran (a batch's first), once known: for its request line and metrics. */
   operation: LoggedOperation | null;
-  private readonly res: ServerResponse;
   private id: string | null;
 
-  constructor(req: IncomingMessage, res: ServerResponse, body: string | null, startedAt: number) {
+  constructor(req: IncomingMessage, res: ServerResponse, startedAt: number, route: Route) {
     this.method = req.method ?? 'GET';
     this.url = req.url ?? '/';
     this.headers = req.headers.authorization === undefined ? req.headers : withEveryAuthorization(req);
-    this.body = body;
+    this.body = null;
     this.raw = req;
-    this.startedAt = startedAt;
-    this.operation = null;
     this.res = res;
+    this.startedAt = startedAt;
+    this.route = route;
+    this.operation = null;
     this.id = null;
   }
 

@@ -39,7 +39,6 @@ import type { Handler, HandlerOptions, HandlerResponse } from './handler.ts';
 import type { OperationPipeline } from '../../server/pipeline.ts';
 import { NodeRequest } from './nodeRequest.ts';
 import { ResponseWriter } from './responseWriter.ts';
-import type { Route } from './router.ts';
 import { JSON_CONTENT_TYPE as JSON_RESPONSE } from '../../jsutils/jsonContentType.ts';
 
 export interface ServerOptions extends HandlerOptions<IncomingMessage> {
@@ -167,24 +166,23 @@ class NodeAdapter {
       this.writer.respond(res, status, headers, body, null);
       return;
     }
-    this.reader.read(req, res, startedAt, route);
+    this.reader.read(new NodeRequest(req, res, startedAt, route));
   };
 
   /**
    * Hands a request with its body (null: none) to the handler, and its answer to the client. A
    * synchronous answer is written at once, with no promise in between.
    */
-  private readonly dispatch = (req: IncomingMessage, res: ServerResponse, body: string | null, startedAt: number, route: Route): void => {
-    const request = new NodeRequest(req, res, body, startedAt);
+  private readonly dispatch = (request: NodeRequest): void => {
     let answer: PromiseOrValue<HandlerResponse>;
     try {
-      answer = this.handle(request, route);
+      answer = this.handle(request, request.route);
     } catch (error) {
-      this.failOutside(req, res, error, startedAt);
+      this.failOutside(request, error);
       return;
     }
     if (!(answer instanceof Promise)) {
-      this.writer.respond(res, answer[1].status, answer[1].headers, answer[0], request);
+      this.writer.respond(request.res, answer[1].status, answer[1].headers, answer[0], request);
       return;
     }
     const metrics = this.metrics;
@@ -193,25 +191,25 @@ class NodeAdapter {
     answer.then(
       ([responseBody, init]) => {
         if (metrics !== null) metrics.inFlight--;
-        this.writer.respond(res, init.status, init.headers, responseBody, request);
+        this.writer.respond(request.res, init.status, init.headers, responseBody, request);
       },
       (error: unknown) => {
         if (metrics !== null) metrics.inFlight--;
-        this.failOutside(req, res, error, startedAt);
+        this.failOutside(request, error);
       },
     );
   };
 
   /** An answer the server writes itself, with the headers the handler adds to every answer (CORS). */
-  private readonly fail = (req: IncomingMessage, res: ServerResponse, error: HttpError, message: string, startedAt: number, closeConnection = false): void => {
-    const headers: Record<string, string> = { 'content-type': JSON_RESPONSE, ...this.handle.headersFor(req.headers) };
+  private readonly fail = (request: NodeRequest, error: HttpError, message: string, closeConnection = false): void => {
+    const headers: Record<string, string> = { 'content-type': JSON_RESPONSE, ...this.handle.headersFor(request.headers) };
     if (closeConnection) headers['connection'] = 'close';
-    this.writer.respond(res, error[1], headers, httpErrorBody(error, message), this.observer === null ? null : new NodeRequest(req, res, null, startedAt));
+    this.writer.respond(request.res, error[1], headers, httpErrorBody(error, message), this.observer === null ? null : request);
   };
 
-  private failOutside(req: IncomingMessage, res: ServerResponse, error: unknown, startedAt: number): void {
+  private failOutside(request: NodeRequest, error: unknown): void {
     this.log({ level: 'error', message: 'The server failed outside execution.', error });
-    this.fail(req, res, HttpErrorCode.InternalServerError, 'The server failed to handle the request.', startedAt);
+    this.fail(request, HttpErrorCode.InternalServerError, 'The server failed to handle the request.');
   }
 }
 
