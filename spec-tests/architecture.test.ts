@@ -1,7 +1,7 @@
 /**
  * docs/architecture.md's reading path names, step by step, the file and the function that does
  * each part of a request's life. A reader follows those names into the code, so every name must
- * be there: a function, a method, a class, or a function-valued property declared in that file.
+ * be there: a function, a method, a class, or a property holding a function, declared in that file.
  * The TypeScript parser finds the declarations (comments and strings do not count).
  */
 import { readFileSync } from 'node:fs';
@@ -45,8 +45,11 @@ function declaredNames(file: string): Set<string> {
     ) {
       names.add(node.name.text);
     }
-    if ((ts.isPropertyDeclaration(node) || ts.isVariableDeclaration(node)) && ts.isIdentifier(node.name) && node.initializer !== undefined) {
-      if (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer)) names.add(node.name.text);
+    if ((ts.isPropertyDeclaration(node) || ts.isVariableDeclaration(node)) && ts.isIdentifier(node.name)) {
+      const { initializer, type } = node;
+      if (initializer !== undefined && (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer))) names.add(node.name.text);
+      // A property declared as a function, assigned in the constructor.
+      if (type !== undefined && ts.isFunctionTypeNode(type)) names.add(node.name.text);
     }
     ts.forEachChild(node, visit);
   };

@@ -158,6 +158,8 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   readonly log: (entry: LogEntry) => void;
   readonly readiness: ReadonlyArray<ReadinessCheck>;
   readonly streamError: (error: unknown) => GraphQLError;
+  /** Who is calling: the authentication's own function (security/authenticate.ts), called directly. */
+  readonly authenticate: (headers: RequestHeaders) => PromiseOrValue<Identity | AuthError>;
 
   private readonly authentication: ReturnType<typeof createAuthentication>;
   private readonly realm: string;
@@ -208,6 +210,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
       maxBytes: options.documentCacheBytes ?? DEFAULT_DOCUMENT_CACHE_BYTES,
     });
     this.authentication = createAuthentication(options);
+    this.authenticate = this.authentication.authenticate;
     this.checksAccess = schemaHasRules(this.schema);
     this.context = options.context;
     this.finisher = new ResultFinisher(this.production, this.reportCost, this.limits, this.log);
@@ -237,10 +240,6 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
 
   // ── authenticate ────────────────────────────────────────────────────────────────────────────
 
-  authenticate(headers: RequestHeaders): PromiseOrValue<Identity | AuthError> {
-    return this.authentication.authenticate(headers);
-  }
-
   challenge(error: AuthError): string | null {
     return challengeFor(error, this.authentication.schemes, this.realm);
   }
@@ -259,8 +258,10 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     const refused = this.traceRefusal(request.params);
     if (refused !== null) return refused;
     const limiter = this.rateLimiter;
-    if (limiter === null || request.uncharged === true) return this.checkAndExecute(request, known, undefined);
-    return this.admit(limiter, request, known);
+    if (limiter !== null && request.uncharged !== true) return this.admit(limiter, request, known);
+    const checked = this.document(request, known);
+    if (checked instanceof ReadyOperation) return this.execute(checked, request, undefined);
+    return checked instanceof Promise ? checked.then((settled) => this.executeChecked(settled, request, undefined)) : checked;
   }
 
   // ── admit ───────────────────────────────────────────────────────────────────────────────────
