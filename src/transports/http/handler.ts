@@ -124,7 +124,7 @@ export function createHandler<Raw = unknown>(
   operational: ((pipeline: OperationPipeline<Raw>) => OperationalRoutes) | null = null,
 ): Handler<Raw> {
   const http = new GraphQLOverHttp(options, operational);
-  const handle: (request: PlainRequest<Raw>, route?: Route) => PromiseOrValue<HandlerResponse> = http.handle.bind(http);
+  const handle = (request: PlainRequest<Raw>, route?: Route): PromiseOrValue<HandlerResponse> => http.handle(request, route);
   return Object.assign(handle, {
     headersFor: (headers: PlainRequest['headers']) => http.cors?.headers(typeof headers['origin'] === 'string' ? headers['origin'] : undefined) ?? null,
     router: http.router,

@@ -39,6 +39,7 @@ import type { Handler, HandlerOptions, HandlerResponse } from './handler.ts';
 import type { OperationPipeline } from '../../server/pipeline.ts';
 import { NodeRequest } from './nodeRequest.ts';
 import { ResponseWriter } from './responseWriter.ts';
+import type { Router } from './router.ts';
 import { JSON_CONTENT_TYPE as JSON_RESPONSE } from '../../jsutils/jsonContentType.ts';
 
 export interface ServerOptions extends HandlerOptions<IncomingMessage> {
@@ -118,6 +119,8 @@ export function createServer(options: ServerOptions): GraphQLServer {
 /** The node server's request listener, and what it answers by itself. */
 class NodeAdapter {
   readonly handle: Handler<IncomingMessage>;
+  /** The handler's router, held here: read on every request. */
+  private readonly router: Router;
   server: GraphQLServer | null = null;
   websocket: WebSocketTransport | null = null;
   readonly writer: ResponseWriter;
@@ -148,6 +151,7 @@ class NodeAdapter {
     };
     this.handle = createHandler<IncomingMessage>({ ...options, log: this.log, subscriptionsOverWebSocket: options.websocket !== false }, operational);
     this.readiness = readiness as unknown as Readiness;
+    this.router = this.handle.router;
     this.reader = new BodyReader(options.maxBodyBytes ?? 1_048_576, { received: this.dispatch, refuse: this.fail });
   }
 
@@ -158,7 +162,7 @@ class NodeAdapter {
     const startedAt = this.observer === null ? 0 : performance.now();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
-    const route = this.handle.router.route(method, url, req.headers);
+    const route = this.router.route(method, url, req.headers);
     if (route.kind === 'operational') {
       const [status, headers, body] = route.answer;
       // The server's own routes are no GraphQL requests: a request line at debug only.
