@@ -481,14 +481,21 @@ function acceptable(payload: Record<string, unknown>): boolean {
     exp > at &&
     exp - at <= 86_400 &&
     (nbf === undefined || (typeof nbf === 'number' && nbf <= at)) &&
-    (iat === undefined || typeof iat === 'number')
+    // An iat later than now plus the 30-second tolerance is refused (jwtAuth.ts: issued in the future).
+    (iat === undefined || (typeof iat === 'number' && iat <= Math.floor(at) + 30))
   );
+}
+
+/** An iat within a few seconds of the tolerance's edge, where the server's clock and this test's can disagree. */
+function iatNearTheEdge(payload: Record<string, unknown>): boolean {
+  return typeof payload['iat'] === 'number' && Math.abs(payload['iat'] - (now() + 30)) < 5;
 }
 
 describe('law: a correctly signed token is let in exactly when its claims are acceptable', () => {
   it('holds for tokens with arbitrary claims', async () => {
     await fc.assert(
       fc.asyncProperty(claims, async (payload) => {
+        fc.pre(!iatNearTheEdge(payload));
         const token = await signBytes(JSON.stringify(payload));
         const answer = await post({ authorization: `Bearer ${token}` });
         const described = `${JSON.stringify(payload)} -> ${answer.status} ${JSON.stringify(answer.body)}`;
