@@ -72,7 +72,7 @@ import type { NotAllowed, OperationOutcome, OperationResult, OperationStream } f
 import { introspectionRolesOf, onDeniedOf, rateLimitOptions, trustProxyOf } from './pipelineOptions.ts';
 import type { PipelineOptions } from './pipelineOptions.ts';
 import { ReadyOperation } from './readyOperation.ts';
-import { readJsonBody } from './request.ts';
+import { isTraced, readJsonBody } from './request.ts';
 import type { KnownRequest, OperationRequest, RequestParams } from './request.ts';
 import { SubscriptionGroups } from './sharedSubscriptions.ts';
 import { SubscriptionStarter } from './subscriptionStart.ts';
@@ -505,7 +505,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     contextValue: unknown,
     rate: RateStanding | undefined,
   ): PromiseOrValue<OperationResult> {
-    const trace = request.params.extensions?.['trace'] === true;
+    const trace = isTraced(request.params);
     const executed = executePlan(ready.plan, {
       variableValues: request.params.variables,
       contextValue,

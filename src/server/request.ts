@@ -69,6 +69,11 @@ export interface KnownRequest {
   ready: ReadyOperation | null;
 }
 
+/** Whether the request asked for an execution trace (`extensions.trace: true`; the admit phase refused any other value). */
+export function isTraced(params: RequestParams): boolean {
+  return params.extensions?.['trace'] === true;
+}
+
 /** Request texts up to this many characters are remembered with their members (a few MB at most). */
 export const SMALL_REQUEST = 4096;
 

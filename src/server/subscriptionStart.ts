@@ -17,6 +17,7 @@ import { OperationAbort } from './operationScope.ts';
 import { requestErrors } from './outcomes.ts';
 import type { OperationResult, OperationStream } from './outcomes.ts';
 import type { ReadyOperation } from './readyOperation.ts';
+import { isTraced } from './request.ts';
 import type { OperationRequest } from './request.ts';
 import type { SubscriptionGroups } from './sharedSubscriptions.ts';
 
@@ -47,7 +48,7 @@ export class SubscriptionStarter<Raw> {
     if (held === null) return requestErrors([this.budgetError(variables)]);
     const { groups } = this.settings;
     // A traced subscriber gets executions of its own: a group's results are shared as they are.
-    const key = groups === null || request.params.extensions?.['trace'] === true ? null : groupKey(variables);
+    const key = groups === null || isTraced(request.params) ? null : groupKey(variables);
     const subscribed =
       groups === null || key === null
         ? this.subscribe(ready, request, variables)
@@ -94,7 +95,7 @@ export class SubscriptionStarter<Raw> {
         measureCost: this.settings.measureCost,
         signal: abort,
         hideSuggestions: this.settings.hideSuggestions,
-        trace: request.params.extensions?.['trace'] === true,
+        trace: isTraced(request.params),
       });
     } catch (error) {
       if (leftNoRootField(error)) return requestErrors([noRootField()]);

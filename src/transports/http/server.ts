@@ -138,10 +138,10 @@ class NodeAdapter {
     this.observer = this.metrics !== null || logger.requests ? new RequestObserver(this.metrics, logger) : null;
     this.writer = new ResponseWriter(this.observer, this.log, () => this.server?.closeIdleConnections());
     // The operational routes are made with the handler's pipeline, whose stores /readyz checks too.
-    let readiness: Readiness | null = null;
+    const readiness = { current: null as Readiness | null };
     const operational = (pipeline: OperationPipeline<IncomingMessage>) => {
-      readiness = new Readiness([...pipeline.readiness, ...(options.readinessChecks ?? [])]);
-      return new OperationalRoutes(options.health !== false, options.metrics, readiness, this.metrics, () => ({
+      readiness.current = new Readiness([...pipeline.readiness, ...(options.readinessChecks ?? [])]);
+      return new OperationalRoutes(options.health !== false, options.metrics, readiness.current, this.metrics, () => ({
         cacheCounts: pipeline.cacheCounts,
         rateLimited: pipeline.rateLimiter?.refused ?? null,
         websocketSubscriptions: this.websocket?.subscriptions ?? 0,
@@ -150,7 +150,8 @@ class NodeAdapter {
       }));
     };
     this.handle = createHandler<IncomingMessage>({ ...options, log: this.log, subscriptionsOverWebSocket: options.websocket !== false }, operational);
-    this.readiness = readiness as unknown as Readiness;
+    if (readiness.current === null) throw new Error('createHandler made no operational routes.');
+    this.readiness = readiness.current;
     this.router = this.handle.router;
     this.reader = new BodyReader(options.maxBodyBytes ?? 1_048_576, { received: this.dispatch, refuse: this.fail });
   }
