@@ -77,6 +77,28 @@ describe('ConnectionInit: a credential named twice in different cases', () => {
     expect(await client.closedWithin()).toEqual({ code: 4400, reason });
   });
 
+  it.each<[string, string, string]>([
+    ['authorization twice, exactly', `{"type":"connection_init","payload":{"authorization":"ApiKey ${READER_KEY}","authorization":"ApiKey sk_other"}}`, 'authorization'],
+    ['x-api-key twice in a headers object', `{"type":"connection_init","payload":{"headers":{"x-api-key":"${READER_KEY}","x-api-key":"sk_other"}}}`, 'x-api-key'],
+    ['a key spelled with an escape the second time', `{"type":"connection_init","payload":{"x-api-key":"${READER_KEY}","x-api-\\u006bey":"sk_other"}}`, 'x-api-key'],
+    ['type twice', '{"type":"connection_init","type":"connection_init","payload":{}}', 'type'],
+  ])('closes with 4400 when the connection_init text names a member twice (%s), which JSON.parse would silently merge', async (_title, text, key) => {
+    const { server, asked } = await serveWithRecordedAuthentication();
+    const client = await rawClientForTest(server);
+    client.send(text);
+    expect(await client.closedWithin()).toEqual({ code: 4400, reason: `Invalid message received: connection_init names "${key}" twice; send each member once` });
+    expect(asked).toEqual([]);
+  });
+
+  it('accepts equal keys in different objects of connection_init, and equal strings as values', async () => {
+    const { server, asked } = await serveWithRecordedAuthentication();
+    const client = await rawClientForTest(server);
+    client.send(`{"type":"connection_init","payload":{"x-api-key":"${READER_KEY}","meta":{"x-api-key":"x-api-key","list":[{"a":1},{"a":2}]}}}`);
+    await client.next();
+    expect(client.received).toEqual([{ type: 'connection_ack' }]);
+    expect(asked.map((request) => request.credential)).toEqual([{ scheme: 'ApiKey', value: READER_KEY }]);
+  });
+
   it('accepts one credential member spelled in any case of ASCII letters', async () => {
     const { server, asked } = await serveWithRecordedAuthentication();
     const client = await rawClientForTest(server);

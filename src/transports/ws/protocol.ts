@@ -5,7 +5,7 @@
  * (server/pipeline.ts), exactly as for HTTP.
  *
  *   open ── no connection_init within connectionInitWaitTimeoutMs ─ 4408
- *   connection_init ── a second one ─ 4429      a credential named twice ─ 4400
+ *   connection_init ── a second one ─ 4429      a credential or member named twice ─ 4400
  *                   ── authentication refused ─ 4403                           ─ connection_ack
  *   ping ─ pong (with its payload)              pong ─ nothing
  *   subscribe ── before the ack ─ 4401     its id in use ─ 4409     too many at once ─ error
@@ -25,6 +25,7 @@ import { unreachable } from '../../server/outcomes.ts';
 import { AuthError } from '../../security/authError.ts';
 import type { RequestHeaders } from '../../security/authenticate.ts';
 import { readParamsCredential } from '../../security/credentials.ts';
+import { duplicateJsonKey } from '../../jsutils/duplicateJsonKey.ts';
 import { ANONYMOUS } from '../../security/identity.ts';
 import type { Identity } from '../../security/identity.ts';
 import type { ClientInfo, RateRefusal } from '../../ratelimit/rateLimiter.ts';
@@ -417,7 +418,7 @@ function parseMessage(text: string): ClientMessage | string {
   switch (type) {
     case MessageType.ConnectionInit:
       if (payload !== undefined && payload !== null && !isObject(payload)) return 'Invalid message received: connection_init payload must be an object';
-      return { type, payload: (payload ?? null) as Readonly<Record<string, unknown>> | null };
+      return repeatedKeyReason(text) ?? { type, payload: (payload ?? null) as Readonly<Record<string, unknown>> | null };
     case MessageType.Ping:
     case MessageType.Pong:
       if (payload !== undefined && payload !== null && !isObject(payload)) return `Invalid message received: ${type} payload must be an object`;
@@ -433,6 +434,16 @@ function parseMessage(text: string): ClientMessage | string {
     default:
       return `Invalid message received: unexpected type "${truncate(type, 40)}"`;
   }
+}
+
+/**
+ * connection_init carries credentials: a key written twice in it (JSON.parse would keep the last,
+ * silently) is a malformed message, 4400, as a header sent twice is a malformed request over HTTP.
+ * Scanned once per connection, after JSON.parse accepted the text.
+ */
+function repeatedKeyReason(text: string): string | null {
+  const key = duplicateJsonKey(text);
+  return key === null ? null : `Invalid message received: connection_init names "${truncate(key, 40)}" twice; send each member once`;
 }
 
 function subscribeParams(payload: unknown): RequestParams | string {
