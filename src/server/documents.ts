@@ -93,6 +93,11 @@ export class Documents {
     return prepared;
   }
 
+  /** Whether the text is kept prepared (prepare would answer from the cache). */
+  isPrepared(query: string): boolean {
+    return this.prepared.get(query) !== undefined;
+  }
+
   /** The no-introspection rule's errors for a document (none when it does not introspect). */
   introspectionErrors(prepared: PreparedDocument): ReadonlyArray<GraphQLError> {
     prepared.introspectionErrors ??= validate(this.options.schema, prepared.document as DocumentNode, [NoSchemaIntrospectionCustomRule]).map((error) =>

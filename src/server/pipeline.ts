@@ -9,7 +9,8 @@
  *                  the requests budget ─ 429 RATE_LIMITED / 503 RATE_LIMIT_UNAVAILABLE      admit()
  *   document       a known request's checked operation, at once (the fast path); else which
  *                  document (its text, a persisted one, only trusted ones ─ PERSISTED_QUERY_*),
- *                  parsed within the limits and validated, cached by text ─ 400            document()
+ *                  parsed within the limits and validated, cached by text ─ 400; a text
+ *                  not seen before waits for its client's turn (preparationQueue.ts)        document()
  *   operation      choose it ─ OPERATION_RESOLUTION_FAILURE; a mutation over GET ─ notAllowed;
  *                  a subscription where nothing streams ─ SUBSCRIPTION_NOT_SUPPORTED      operation()
  *   withinLimits   depth, cost, nodes, … ─ *_LIMIT_EXCEEDED; introspection by role    withinLimits()
@@ -64,6 +65,7 @@ import { assertUsableSchema } from '../language/graphqlCompat.ts';
 import { ClientSlots } from './clientSlots.ts';
 import { DEFAULT_DOCUMENT_CACHE_BYTES, Documents } from './documents.ts';
 import type { PreparedDocument } from './documents.ts';
+import { PreparationQueue } from './preparationQueue.ts';
 import { ResultFinisher } from './finishResult.ts';
 import { DefaultContext, OperationAbort } from './operationScope.ts';
 import type { OperationScope } from './operationScope.ts';
@@ -110,6 +112,8 @@ export interface OperationPipeline<Raw = unknown> {
   readonly streamError: (error: unknown) => GraphQLError;
   /** Releases what the rate limiter's and persisted queries' stores hold (timers, Redis connections). */
   close(): Promise<void>;
+  /** Where work that could hold the event loop waits for its client's turn (new documents, large bodies). */
+  readonly preparation: PreparationQueue;
   /** The key a client's connections are counted under: its address, as the rate limiter keys an anonymous caller. */
   addressOf(client: ClientInfo): string;
   /**
@@ -171,6 +175,11 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   /** Persisted queries and trusted documents: which document a request names. */
   private readonly resolver: DocumentResolver;
   private readonly documents: Documents;
+  /**
+   * New texts are prepared in turns, a client at a time, so that they cannot hold the event loop
+   * together (the Node adapter queues large bodies here too).
+   */
+  readonly preparation = new PreparationQueue();
   /** Whether the schema has access rules: without, every operation is planned once, for everyone. */
   private readonly checksAccess: boolean;
   private readonly onDenied: 'null' | 'reject';
@@ -321,8 +330,14 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     const ready = known?.ready;
     if (ready != null && this.mayRunAsChecked(ready, request)) return ready;
     const text = this.resolver.resolve(request.params);
-    if (text instanceof Promise) return text.then((settled) => (typeof settled === 'string' ? this.check(request, known, settled) : requestErrors([settled])));
-    return typeof text === 'string' ? this.check(request, known, text) : requestErrors([text]);
+    if (text instanceof Promise) return text.then((settled) => (typeof settled === 'string' ? this.checkInTurn(request, known, settled) : requestErrors([settled])));
+    return typeof text === 'string' ? this.checkInTurn(request, known, text) : requestErrors([text]);
+  }
+
+  /** A text prepared before is checked at once; a new one at once or in its client's turn (preparationQueue.ts). */
+  private checkInTurn(request: OperationRequest<Raw>, known: KnownRequest | undefined, query: string): PromiseOrValue<Checked> {
+    if (this.documents.isPrepared(query)) return this.check(request, known, query);
+    return this.preparation.runOrQueue(() => this.clientOf(request.identity, request.client), () => this.check(request, known, query));
   }
 
   /** Whether an operation checked before for a request with the same text may run for this one as it is. */
