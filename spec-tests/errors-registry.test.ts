@@ -11,13 +11,12 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import {
   ERROR_CODES,
+  ErrorChannel,
   ErrorCode,
-  GraphQLErrorCode,
-  HttpErrorCode,
   WEBSOCKET_CLOSE_CODES,
   WebSocketCloseCode,
-  errorCodeInfo,
   executionErrorStatus,
+  httpStatus,
 } from '../src/errors/codes.ts';
 import { ERRORS_DOC_PATH, errorsDoc } from '../scripts/errors-doc.ts';
 
@@ -81,11 +80,13 @@ describe('the error registry', () => {
     expect(new Set(WEBSOCKET_CLOSE_CODES.map((close) => close.code))).toEqual(new Set(Object.values(WebSocketCloseCode)));
   });
 
-  it('the views the transports use are the registry: same codes, same statuses', () => {
-    for (const code of Object.values(GraphQLErrorCode)) expect(errorCodeInfo(code)?.code).toBe(code);
-    for (const [code, status] of Object.values(HttpErrorCode)) expect(errorCodeInfo(code)?.status).toBe(status);
-    expect(HttpErrorCode.NotFound).toEqual(['NOT_FOUND', 404]);
+  it("answers an HTTP-level failure with the registry's status, 500 for a code without one", () => {
     expect(ErrorCode.BadRequest).toBe('BAD_REQUEST');
+    expect([ErrorCode.NotFound, ErrorCode.PayloadTooLarge, ErrorCode.TooManyConnections, ErrorCode.OriginNotAllowed].map(httpStatus)).toEqual([404, 413, 429, 403]);
+    for (const info of Object.values(ERROR_CODES)) {
+      if (info.channels.includes(ErrorChannel.Http)) expect(httpStatus(info.code), info.code).toBe(info.status);
+    }
+    expect(httpStatus(ErrorCode.WebhookUnknownEventType)).toBe(500);
   });
 
   it("answers a resolver's code in a resource route with the registry's status, anything else with 500", () => {

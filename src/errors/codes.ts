@@ -183,50 +183,12 @@ export function errorBody(code: ErrorCode, message: string): string {
   return JSON.stringify({ error: { code, message } });
 }
 
-/** The codes GraphQL errors carry about the request and its execution, by the names the pipeline uses. */
-export const GraphQLErrorCode = {
-  BadRequest: ErrorCode.BadRequest,
-  ParseFailed: ErrorCode.ParseFailed,
-  ValidationFailed: ErrorCode.ValidationFailed,
-  OperationResolutionFailure: ErrorCode.OperationResolutionFailure,
-  BadUserInput: ErrorCode.BadUserInput,
-  InternalServerError: ErrorCode.InternalServerError,
-  Timeout: ErrorCode.Timeout,
-  SubscriptionVariablesLimit: ErrorCode.SubscriptionVariablesLimit,
-  SubscriptionOverHttp: ErrorCode.SubscriptionOverHttp,
-  TraceNotAllowed: ErrorCode.TraceNotAllowed,
-} as const;
-
-/** A code with the status it is answered with, as the HTTP transports pass them around. */
-function withStatus<const Name extends ErrorCodeName>(name: Name): readonly [Registry[Name]['code'], Registry[Name]['status']] {
-  const info = ERROR_CODES[name];
-  return [info.code, info.status] as const;
-}
-
-/** HTTP-level failures, `[code, status]`, for `{ error: { code, message } }` bodies. */
-export const HttpErrorCode = {
-  NotFound: withStatus('NotFound'),
-  MethodNotAllowed: withStatus('MethodNotAllowed'),
-  NotAcceptable: withStatus('NotAcceptable'),
-  PayloadTooLarge: withStatus('PayloadTooLarge'),
-  UnsupportedMediaType: withStatus('UnsupportedMediaType'),
-  InvalidUtf8: withStatus('InvalidUtf8'),
-  MalformedRequest: withStatus('MalformedRequest'),
-  HeadersTooLarge: withStatus('HeadersTooLarge'),
-  RequestTimeout: withStatus('RequestTimeout'),
-  CsrfPrevented: withStatus('CsrfPrevented'),
-  SubprotocolNotAcceptable: withStatus('SubprotocolNotAcceptable'),
-  OriginNotAllowed: withStatus('OriginNotAllowed'),
-  TooManyConnections: withStatus('TooManyConnections'),
-  ServiceUnavailable: withStatus('ServiceUnavailable'),
-  InternalServerError: withStatus('InternalServerError'),
-} as const;
-
-export type HttpError = (typeof HttpErrorCode)[keyof typeof HttpErrorCode];
-
-/** The body of an HTTP-level failure. */
-export function httpErrorBody([code]: HttpError, message: string): string {
-  return errorBody(code, message);
+/**
+ * The HTTP status an HTTP-level failure (`{ error: { code, message } }`) is answered with: the
+ * registry's, so that a code and its status never part; 500 for a code without one.
+ */
+export function httpStatus(code: ErrorCode): number {
+  return INFO_BY_CODE.get(code)?.status ?? 500;
 }
 
 /** A GraphQL error with a code (and whatever else belongs in its extensions). */

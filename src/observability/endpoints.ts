@@ -9,7 +9,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ErrorCode, HttpErrorCode, errorBody, httpErrorBody } from '../errors/codes.ts';
+import { ErrorCode, errorBody } from '../errors/codes.ts';
 import { LIVE_BODY } from './health.ts';
 import type { Readiness } from './health.ts';
 import { CONTENT_TYPE } from './metrics.ts';
@@ -67,7 +67,7 @@ export class OperationalRoutes {
     else if (path === this.metricsPath) route = 'metrics';
     else return null;
     if (method !== 'GET' && method !== 'HEAD') {
-      return [405, { 'content-type': JSON_TYPE, allow: 'GET, HEAD', 'cache-control': 'no-store' }, httpErrorBody(HttpErrorCode.MethodNotAllowed, `Method ${method} is not allowed on ${path}; use GET.`)];
+      return [405, { 'content-type': JSON_TYPE, allow: 'GET, HEAD', 'cache-control': 'no-store' }, errorBody(ErrorCode.MethodNotAllowed, `Method ${method} is not allowed on ${path}; use GET.`)];
     }
     if (route === 'live') return [200, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' }, LIVE_BODY];
     if (route === 'ready') {
@@ -86,7 +86,7 @@ export class OperationalRoutes {
       text = (this.metrics as ServerMetrics).render(this.sources());
     } catch {
       // Never expected (render catches what may fail); a scrape that fails says so rather than hangs.
-      return [500, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' }, httpErrorBody(HttpErrorCode.InternalServerError, 'The metrics could not be rendered.')];
+      return [500, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' }, errorBody(ErrorCode.InternalServerError, 'The metrics could not be rendered.')];
     }
     return [200, { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' }, text];
   }

@@ -3,8 +3,7 @@
  * and the headers every answer may carry (RateLimit, CORS).
  */
 import type { ExecutionResult, GraphQLError } from 'graphql';
-import { HttpErrorCode, httpErrorBody } from '../../errors/codes.ts';
-import type { HttpError } from '../../errors/codes.ts';
+import { ErrorCode, errorBody, httpStatus } from '../../errors/codes.ts';
 import { stringifyData } from '../../execution/compileStringify.ts';
 import type { SelectionPlan } from '../../execution/plan.ts';
 import { stringifySmall } from '../../jsutils/stringifySmall.ts';
@@ -15,8 +14,8 @@ import { addRateHeaders } from '../httpHeaders.ts';
 import { EVENT_STREAM, JSON_RESPONSE } from './mediaTypes.ts';
 
 /** `{ error: { code, message } }` with the code's status. */
-export function httpFailure(error: HttpError, message: string, extraHeaders: Record<string, string> = {}): HandlerResponse {
-  return [httpErrorBody(error, message), { status: error[1], headers: { 'content-type': JSON_RESPONSE, ...extraHeaders } }];
+export function httpFailure(code: ErrorCode, message: string, extraHeaders: Record<string, string> = {}): HandlerResponse {
+  return [errorBody(code, message), { status: httpStatus(code), headers: { 'content-type': JSON_RESPONSE, ...extraHeaders } }];
 }
 
 /**
@@ -39,7 +38,7 @@ export function rateLimitedAnswer(refusal: RateRefusal): HandlerResponse {
 
 /** A mutation sent with GET: 405, and Allow says what to use. */
 export function notAllowedAnswer(operation: 'mutation'): HandlerResponse {
-  return httpFailure(HttpErrorCode.MethodNotAllowed, `A ${operation} cannot be sent with GET; use POST.`, { allow: 'POST' });
+  return httpFailure(ErrorCode.MethodNotAllowed, `A ${operation} cannot be sent with GET; use POST.`, { allow: 'POST' });
 }
 
 /** A response's headers with RateLimit-Policy and RateLimit: made whole at once, not grown. */

@@ -7,15 +7,14 @@
  * are then answered in the same turn of the event loop that read them.
  */
 import { isUtf8 } from 'node:buffer';
-import { HttpErrorCode } from '../../errors/codes.ts';
-import type { HttpError } from '../../errors/codes.ts';
+import { ErrorCode } from '../../errors/codes.ts';
 import type { NodeRequest } from './nodeRequest.ts';
 
 export interface BodyHandlers {
   /** The whole body has been read into `request.body` (null: none). */
   received(request: NodeRequest): void;
   /** A refusal the server writes itself; `closeConnection` when the rest of the body is not read. */
-  refuse(request: NodeRequest, error: HttpError, message: string, closeConnection?: boolean): void;
+  refuse(request: NodeRequest, code: ErrorCode, message: string, closeConnection?: boolean): void;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -113,14 +112,14 @@ export class BodyReader {
     if (isSmallAscii(bytes)) request.body = bytes.toString('latin1');
     else if (isUtf8(bytes)) request.body = bytes.toString('utf8');
     else {
-      this.handlers.refuse(request, HttpErrorCode.InvalidUtf8, 'The request body is not valid UTF-8.');
+      this.handlers.refuse(request, ErrorCode.InvalidUtf8, 'The request body is not valid UTF-8.');
       return;
     }
     this.handlers.received(request);
   }
 
   private tooLarge(request: NodeRequest): void {
-    this.handlers.refuse(request, HttpErrorCode.PayloadTooLarge, `The request body is larger than ${this.maxBodyBytes} bytes.`, true);
+    this.handlers.refuse(request, ErrorCode.PayloadTooLarge, `The request body is larger than ${this.maxBodyBytes} bytes.`, true);
     request.raw.resume();
   }
 }

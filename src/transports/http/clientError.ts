@@ -11,21 +11,20 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { HttpErrorCode, httpErrorBody } from '../../errors/codes.ts';
-import type { HttpError } from '../../errors/codes.ts';
+import { ErrorCode, errorBody, httpStatus } from '../../errors/codes.ts';
 import { JSON_CONTENT_TYPE } from '../../jsutils/jsonContentType.ts';
 
 /** The refusal for each parser error node reports (its `code`), as node itself would pick its status. */
-export function parserRefusal(code: string | undefined, maxHeaderBytes: number): [HttpError, string] {
+export function parserRefusal(code: string | undefined, maxHeaderBytes: number): [ErrorCode, string] {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return [HttpErrorCode.HeadersTooLarge, `The request's header block is larger than ${maxHeaderBytes} bytes.`];
+      return [ErrorCode.HeadersTooLarge, `The request's header block is larger than ${maxHeaderBytes} bytes.`];
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return [HttpErrorCode.PayloadTooLarge, 'The request body has chunk extensions larger than the server reads.'];
+      return [ErrorCode.PayloadTooLarge, 'The request body has chunk extensions larger than the server reads.'];
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return [HttpErrorCode.RequestTimeout, 'The request did not arrive in the time the server allows.'];
+      return [ErrorCode.RequestTimeout, 'The request did not arrive in the time the server allows.'];
     default:
-      return [HttpErrorCode.MalformedRequest, 'The request is not well-formed HTTP/1.1 (its request line, a header or the body framing).'];
+      return [ErrorCode.MalformedRequest, 'The request is not well-formed HTTP/1.1 (its request line, a header or the body framing).'];
   }
 }
 
@@ -41,8 +40,8 @@ export function answerClientError(error: Error & { code?: string; rawPacket?: Bu
     return;
   }
   const [refusal, message] = parserRefusal(error.code, maxHeaderBytes);
-  const body = httpErrorBody(refusal, message);
-  const status = refusal[1];
+  const body = errorBody(refusal, message);
+  const status = httpStatus(refusal);
   const statusLine = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n`;
   // The answer to a HEAD has no body, and a client would read one as garbage after it: the
   // JSON goes only to a request known not to be a HEAD. The others get node's own empty answer.

@@ -18,8 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import { HttpErrorCode, httpErrorBody } from '../../errors/codes.ts';
-import type { HttpError } from '../../errors/codes.ts';
+import { ErrorCode, errorBody, httpStatus } from '../../errors/codes.ts';
 import type { PromiseOrValue } from '../../jsutils/promiseOrValue.ts';
 import type { HandlerResponse, PlainRequest } from './handler.ts';
 import { etagOf, headerOf, matchesEtag, mediaRanges } from '../httpHeaders.ts';
@@ -131,7 +130,7 @@ class GraphiqlPages implements GraphiqlRoutes {
 
   private asset(name: string, headers: PlainRequest['headers'], manifest: Manifest): PromiseOrValue<HandlerResponse> {
     const file = manifest.files.get(name);
-    if (file === undefined) return failure(HttpErrorCode.NotFound, `Nothing is served at ${this.prefix}${name}; GraphiQL has no such file.`);
+    if (file === undefined) return failure(ErrorCode.NotFound, `Nothing is served at ${this.prefix}${name}; GraphiQL has no such file.`);
     if (file.loaded !== undefined) return assetResponse(file, file.loaded, headers);
     return this.assets.read(file).then((loaded) => (loaded === null ? notBuilt() : assetResponse(file, loaded, headers)));
   }
@@ -245,12 +244,12 @@ function contentTypeOf(name: string): string {
   return 'application/octet-stream';
 }
 
-function failure(error: HttpError, message: string): HandlerResponse {
-  return [httpErrorBody(error, message), { status: error[1], headers: { 'content-type': JSON_RESPONSE, 'cache-control': 'no-store' } }];
+function failure(code: ErrorCode, message: string): HandlerResponse {
+  return [errorBody(code, message), { status: httpStatus(code), headers: { 'content-type': JSON_RESPONSE, 'cache-control': 'no-store' } }];
 }
 
 function notBuilt(): HandlerResponse {
-  return failure(HttpErrorCode.ServiceUnavailable, NOT_BUILT);
+  return failure(ErrorCode.ServiceUnavailable, NOT_BUILT);
 }
 
 function directoryOf(directory: string | URL | undefined): URL {

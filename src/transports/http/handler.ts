@@ -23,7 +23,7 @@
 import { GraphQLError } from 'graphql';
 import type { ExecutionResult } from 'graphql';
 import { checkBatchSize } from '../../analysis/limits.ts';
-import { ErrorCode, HttpErrorCode, codedError } from '../../errors/codes.ts';
+import { ErrorCode, codedError } from '../../errors/codes.ts';
 import { LruCache } from '../../jsutils/lruCache.ts';
 import { positiveInteger } from '../../jsutils/positiveInteger.ts';
 import type { PromiseOrValue } from '../../jsutils/promiseOrValue.ts';
@@ -181,7 +181,7 @@ class GraphQLOverHttp<Raw> {
         // without a preflight (a form, a text or an empty body, its variables in the query string).
         if (this.csrf !== null && request.method === 'POST') {
           const refused = this.csrf(request.headers);
-          if (refused !== null) return httpFailure(HttpErrorCode.CsrfPrevented, refused);
+          if (refused !== null) return httpFailure(ErrorCode.CsrfPrevented, refused);
         }
         return (this.resources as ResourceHandler<Raw>).handle(request);
       case 'preflight':
@@ -189,7 +189,7 @@ class GraphQLOverHttp<Raw> {
       case 'graphiql':
         return route.answer;
       case 'notFound':
-        return httpFailure(HttpErrorCode.NotFound, `Nothing is served at ${route.pathname}; the GraphQL endpoint is ${this.path}.`);
+        return httpFailure(ErrorCode.NotFound, `Nothing is served at ${route.pathname}; the GraphQL endpoint is ${this.path}.`);
       case 'operational':
         return [route.answer[2], { status: route.answer[0], headers: route.answer[1] }];
       default:
@@ -201,19 +201,19 @@ class GraphQLOverHttp<Raw> {
   private endpoint(request: PlainRequest<Raw>): PromiseOrValue<HandlerResponse> {
     const method = request.method;
     if (method !== 'GET' && method !== 'POST') {
-      return httpFailure(HttpErrorCode.MethodNotAllowed, `Method ${method} is not allowed; use GET or POST.`, { allow: 'GET, POST' });
+      return httpFailure(ErrorCode.MethodNotAllowed, `Method ${method} is not allowed; use GET or POST.`, { allow: 'GET, POST' });
     }
     if (this.csrf !== null) {
       const refused = this.csrf(request.headers);
-      if (refused !== null) return httpFailure(HttpErrorCode.CsrfPrevented, refused);
+      if (refused !== null) return httpFailure(ErrorCode.CsrfPrevented, refused);
     }
     const mediaType = negotiate(headerOf(request.headers, 'accept'));
     if (mediaType === null) {
-      return httpFailure(HttpErrorCode.NotAcceptable, 'The Accept header allows neither application/graphql-response+json nor application/json.');
+      return httpFailure(ErrorCode.NotAcceptable, 'The Accept header allows neither application/graphql-response+json nor application/json.');
     }
     if (method === 'POST') {
       const unsupported = checkContentType(headerOf(request.headers, 'content-type'));
-      if (unsupported !== null) return httpFailure(HttpErrorCode.UnsupportedMediaType, unsupported);
+      if (unsupported !== null) return httpFailure(ErrorCode.UnsupportedMediaType, unsupported);
     }
     const identity = this.pipeline.authenticate(request.headers);
     if (identity instanceof Promise) return identity.then((settled) => this.authenticated(request, mediaType, settled));
@@ -356,7 +356,7 @@ class GraphQLOverHttp<Raw> {
       release = this.streamSlots.take(this.pipeline.addressOf(clientInfo(request)));
       if (release === null) {
         void outcome.stream.return().catch(() => undefined);
-        return httpFailure(HttpErrorCode.TooManyConnections, `This client has ${this.streamSlots.perClient} event streams open already.`, { 'retry-after': '5' });
+        return httpFailure(ErrorCode.TooManyConnections, `This client has ${this.streamSlots.perClient} event streams open already.`, { 'retry-after': '5' });
       }
     }
     const body = new EventStream(outcome.kind === 'stream' ? outcome.stream : outcome.result, this.heartbeatMs, this.pipeline.streamError, release);

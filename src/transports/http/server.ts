@@ -17,8 +17,7 @@ import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { HttpErrorCode, httpErrorBody } from '../../errors/codes.ts';
-import type { HttpError } from '../../errors/codes.ts';
+import { ErrorCode, errorBody, httpStatus } from '../../errors/codes.ts';
 import type { PromiseOrValue } from '../../jsutils/promiseOrValue.ts';
 import { OperationalRoutes } from '../../observability/endpoints.ts';
 import type { MetricsOptions } from '../../observability/endpoints.ts';
@@ -220,15 +219,15 @@ class NodeAdapter {
   };
 
   /** An answer the server writes itself, with the headers the handler adds to every answer (CORS). */
-  private readonly fail = (request: NodeRequest, error: HttpError, message: string, closeConnection = false): void => {
+  private readonly fail = (request: NodeRequest, code: ErrorCode, message: string, closeConnection = false): void => {
     const headers: Record<string, string> = { 'content-type': JSON_RESPONSE, ...this.handle.headersFor(request.headers) };
     if (closeConnection) headers['connection'] = 'close';
-    this.writer.respond(request.res, error[1], headers, httpErrorBody(error, message), this.observer === null ? null : request);
+    this.writer.respond(request.res, httpStatus(code), headers, errorBody(code, message), this.observer === null ? null : request);
   };
 
   private failOutside(request: NodeRequest, error: unknown): void {
     this.log({ level: 'error', message: 'The server failed outside execution.', error });
-    this.fail(request, HttpErrorCode.InternalServerError, 'The server failed to handle the request.');
+    this.fail(request, ErrorCode.InternalServerError, 'The server failed to handle the request.');
   }
 }
 

@@ -17,9 +17,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { RawData } from 'ws';
 import type { OperationPipeline } from '../../server/pipeline.ts';
-import { HttpErrorCode, WebSocketCloseCode, WebSocketCloseReason, httpErrorBody } from '../../errors/codes.ts';
+import { ErrorCode, WebSocketCloseCode, WebSocketCloseReason, errorBody, httpStatus } from '../../errors/codes.ts';
 import { positiveInteger } from '../../jsutils/positiveInteger.ts';
-import type { HttpError } from '../../errors/codes.ts';
 import { ClientSlots } from '../../server/clientSlots.ts';
 import { createWebSocketProtocol } from './protocol.ts';
 import type { Connection, WebSocketProtocolOptions } from './protocol.ts';
@@ -129,21 +128,21 @@ class WebSocketServerTransport implements WebSocketTransport {
     const url = req.url ?? '/';
     const queryStart = url.indexOf('?');
     const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
-    if (pathname !== this.path) return refuse(socket, HttpErrorCode.NotFound, `Nothing is served at ${pathname}; the GraphQL endpoint is ${this.path}.`);
+    if (pathname !== this.path) return refuse(socket, ErrorCode.NotFound, `Nothing is served at ${pathname}; the GraphQL endpoint is ${this.path}.`);
     const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((name) => name.trim());
     if (!offered.includes(SUBPROTOCOL)) {
-      return refuse(socket, HttpErrorCode.SubprotocolNotAcceptable, `WebSocket connections must use the ${SUBPROTOCOL} subprotocol.`);
+      return refuse(socket, ErrorCode.SubprotocolNotAcceptable, `WebSocket connections must use the ${SUBPROTOCOL} subprotocol.`);
     }
     if (!this.originAllowed(req.headers.origin, req.headers.host)) {
-      return refuse(socket, HttpErrorCode.OriginNotAllowed, `Pages from ${String(req.headers.origin)} may not open a WebSocket here.`);
+      return refuse(socket, ErrorCode.OriginNotAllowed, `Pages from ${String(req.headers.origin)} may not open a WebSocket here.`);
     }
-    if (this.closing) return refuse(socket, HttpErrorCode.ServiceUnavailable, 'The server is shutting down.');
+    if (this.closing) return refuse(socket, ErrorCode.ServiceUnavailable, 'The server is shutting down.');
     if (this.sockets.size >= this.maxConnections) {
-      return refuse(socket, HttpErrorCode.ServiceUnavailable, `The server has ${this.maxConnections} WebSocket connections open already.`);
+      return refuse(socket, ErrorCode.ServiceUnavailable, `The server has ${this.maxConnections} WebSocket connections open already.`);
     }
     const release = this.slots.take(this.pipeline.addressOf({ remoteAddress: req.socket.remoteAddress, forwardedFor: req.headers['x-forwarded-for'] }));
     if (release === null) {
-      return refuse(socket, HttpErrorCode.TooManyConnections, `This client has ${this.slots.perClient} WebSocket connections open already.`, { 'Retry-After': '5' });
+      return refuse(socket, ErrorCode.TooManyConnections, `This client has ${this.slots.perClient} WebSocket connections open already.`, { 'Retry-After': '5' });
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.opened(ws, req, release));
   };
@@ -233,11 +232,12 @@ class WebSocketServerTransport implements WebSocketTransport {
 }
 
 /** Refuses an upgrade with a plain HTTP answer, in the service's error shape. */
-function refuse(socket: Duplex, error: HttpError, message: string, headers: Record<string, string> = {}): void {
-  const body = httpErrorBody(error, message);
+function refuse(socket: Duplex, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
+  const body = errorBody(code, message);
+  const status = httpStatus(code);
   const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.end(
-    `HTTP/1.1 ${error[1]} ${STATUS_CODES[error[1]] ?? ''}\r\n${extra}` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${extra}` +
       `Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
