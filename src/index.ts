@@ -14,6 +14,27 @@ export type {
 } from './schema/makeSchema.ts';
 export { execute, defaultTypeResolver } from './execution/execute.ts';
 export type { PromiseOrValue, ExecuteArgs } from './execution/execute.ts';
+export { experimentalExecuteIncrementally, legacyExecuteIncrementally } from './execution/incremental/executeIncrementally.ts';
+export type { IncrementalExecuteArgs } from './execution/incremental/executeIncrementally.ts';
+export type {
+  ExperimentalIncrementalExecutionResults,
+  InitialIncrementalExecutionResult,
+  SubsequentIncrementalExecutionResult,
+  IncrementalResult,
+  IncrementalDeferResult,
+  IncrementalStreamResult,
+  PendingResult,
+  CompletedResult,
+} from './execution/incremental/publisher.ts';
+export type {
+  LegacyExperimentalIncrementalExecutionResults,
+  LegacyInitialIncrementalExecutionResult,
+  LegacySubsequentIncrementalExecutionResult,
+  LegacyIncrementalResult,
+  LegacyIncrementalDeferResult,
+  LegacyIncrementalStreamResult,
+} from './execution/incremental/legacyPublisher.ts';
+export { INCREMENTAL_RULES as incrementalRules, DEFER_DIRECTIVE as GraphQLDeferDirective, STREAM_DIRECTIVE as GraphQLStreamDirective } from './language/graphqlCompat.ts';
 export type { ExecutionTrace, ResolverTrace, BatchTrace, PlanTrace, SelectionSetTrace } from './execution/trace.ts';
 export { explainOperation, formatExplanation } from './execution/explain.ts';
 export type { Explanation, ExplainOptions, ExplainedField, ExplainedSelectionSet, BatchRound, FieldKind } from './execution/explain.ts';

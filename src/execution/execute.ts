@@ -60,6 +60,7 @@ import {
   OUTPUT_COERCION,
   REFUSES_TYPE_OBJECT_FROM_RESOLVE_TYPE,
   assertUsableSchema,
+  EXECUTE_REFUSES_INCREMENTAL,
   coerceVariableValues,
   incrementalSchemaError,
   noVariables,
@@ -67,15 +68,16 @@ import {
 import type { VariableValues } from '../language/graphqlCompat.ts';
 import { generatedReaderFor } from './compileFields.ts';
 import type { GeneralPath } from './compileFields.ts';
-import { Execution } from './execution.ts';
+import { Execution, NOT_HANDLED } from './execution.ts';
 import type { AbortState, Container, ResultObject } from './execution.ts';
 import { fieldPath, itemPath, pathToArray } from './path.ts';
 import type { ResponsePath } from './path.ts';
 import type { Continuation } from './pendingWork.ts';
 import { OperationPlan, ValueKind, planOperation } from './plan.ts';
-import type { AbstractPlan, FieldAccess, FieldPlan, ListPlan, SelectionPlan, ValuePlan } from './plan.ts';
+import type { AbstractPlan, FieldAccess, FieldPlan, ListPlan, SelectionPlan, StreamPlan, ValuePlan } from './plan.ts';
 import { NOT_PLAIN } from './plainReads.ts';
 import { FailedRead, NOT_READ, readProperty } from './propertyRead.ts';
+import { refuseIncrementalDelivery } from './refuseIncremental.ts';
 import { resolveInfo } from './resolveInfo.ts';
 import type { ExecutionTracer } from './trace.ts';
 
@@ -142,7 +144,10 @@ export function execute(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
   // GetOperation (GraphQL spec, "Executing Requests"), planned once per document (plan.ts).
   const plan = planOperation(schema, document, args.operationName);
   if (!(plan instanceof OperationPlan)) return { errors: plan };
-  return executePlan(plan.forAccess(args.access), args);
+  // An operation that defers or streams: graphql 17's execute refuses it once it would
+  // (refuseIncremental.ts); graphql 16's knows no such directives and runs it whole.
+  const prepare = EXECUTE_REFUSES_INCREMENTAL && plan.incremental ? refuseIncrementalDelivery : undefined;
+  return executePlan(plan.forAccess(args.access), args, prepare);
 }
 
 /**
@@ -150,7 +155,7 @@ export function execute(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
  * access (which the caller holds on to, as the operation pipeline does for the documents it has
  * validated): no argument checks, no plan lookup.
  */
-export function executePlan(plan: OperationPlan, args: PlannedExecuteArgs): PromiseOrValue<ExecutionResult> {
+export function executePlan(plan: OperationPlan, args: PlannedExecuteArgs, prepare?: (exec: Execution) => void): PromiseOrValue<ExecutionResult> {
   // CoerceVariableValues (GraphQL spec, "Coercing Variable Values"); an operation that declares
   // no variables has none, whatever was sent.
   let variables: VariableValues;
@@ -164,12 +169,23 @@ export function executePlan(plan: OperationPlan, args: PlannedExecuteArgs): Prom
   } else {
     variables = noVariables();
   }
-  return executeWithVariables(plan, args, variables);
+  return executeWithVariables(plan, args, variables, prepare);
 }
 
-/** executePlan with variables already coerced (graphql 17 coerces a subscription's once, for all its events). */
-export function executeWithVariables(plan: OperationPlan, args: PlannedExecuteArgs, variables: VariableValues): PromiseOrValue<ExecutionResult> {
-  return executeOperation(new Execution(plan, args, variables, args.typeResolver ?? defaultTypeResolver));
+/**
+ * executePlan with variables already coerced (graphql 17 coerces a subscription's once, for all
+ * its events). `prepare` sees the execution before it starts (execute()'s refusal of incremental
+ * delivery under graphql 17 installs its hooks there).
+ */
+export function executeWithVariables(
+  plan: OperationPlan,
+  args: PlannedExecuteArgs,
+  variables: VariableValues,
+  prepare?: (exec: Execution) => void,
+): PromiseOrValue<ExecutionResult> {
+  const exec = new Execution(plan, args, variables, args.typeResolver ?? defaultTypeResolver);
+  if (prepare !== undefined) prepare(exec);
+  return executeOperation(exec);
 }
 
 /**
@@ -280,7 +296,7 @@ function executeRootSelectionSet(exec: Execution, fields: ReadonlyArray<FieldPla
  * mutation field, with everything below it, is complete before the next one starts. A field that
  * leaves work pending pauses the loop; the loop resumes when that work has settled.
  */
-function executeFieldsSerially(exec: Execution, fields: ReadonlyArray<FieldPlan>, from: number): void {
+export function executeFieldsSerially(exec: Execution, fields: ReadonlyArray<FieldPlan>, from: number): void {
   for (let i = from; i < fields.length && exec.data !== null; i++) {
     if (exec.aborted !== null) {
       exec.failRoot(new GraphQLError('Aborted!'));
@@ -307,6 +323,7 @@ function executeFieldsSerially(exec: Execution, fields: ReadonlyArray<FieldPlan>
  */
 function executeSelectionSet(
   exec: Execution,
+  field: FieldPlan,
   selections: SelectionPlan,
   fields: ReadonlyArray<FieldPlan>,
   source: unknown,
@@ -323,6 +340,12 @@ function executeSelectionSet(
       }
     }
   }
+  // Incremental delivery: an object whose fields may be deferred (never a plain-reads execution,
+  // so the generated readers above never meet one).
+  if (exec.incremental !== null) {
+    const handled = exec.incremental.executeSelectionSet(exec, field, selections, source, path);
+    if (handled !== NOT_HANDLED) return handled;
+  }
   return executeFields(exec, fields, source, newResultObject(selections), path);
 }
 
@@ -331,7 +354,7 @@ function executeSelectionSet(
  * failure abandons the object; if fields that ran before it are still pending, the failure
  * waits for them (as graphql-js's does) and comes back as a promise that rejects.
  */
-function executeFields(
+export function executeFields(
   exec: Execution,
   fields: ReadonlyArray<FieldPlan>,
   source: unknown,
@@ -514,7 +537,7 @@ function resolveTraced(
  * Promise of it when completing needs to wait (an asynchronous `isTypeOf` or `resolveType`, a
  * pending child); throws a field error.
  */
-function completeValue(exec: Execution, field: FieldPlan, plan: ValuePlan, value: unknown, path: ResponsePath | undefined): unknown {
+export function completeValue(exec: Execution, field: FieldPlan, plan: ValuePlan, value: unknown, path: ResponsePath | undefined): unknown {
   if (value instanceof Error) throw value;
   if (value == null) {
     if (plan.nonNull) {
@@ -540,11 +563,19 @@ function completeValue(exec: Execution, field: FieldPlan, plan: ValuePlan, value
       return completeListValue(exec, field, plan, value, path as ResponsePath);
     case ValueKind.Abstract:
       return completeAbstractValue(exec, field, plan, value, path as ResponsePath);
+    case ValueKind.Stream:
+      // A list field with `@stream`: incremental delivery's to complete (execution/incremental/);
+      // run without it, a list like any other.
+      if (exec.incremental !== null) {
+        const handled = exec.incremental.completeStreamedList(exec, field, plan, value, path as ResponsePath);
+        if (handled !== NOT_HANDLED) return handled;
+      }
+      return completeListValue(exec, field, plan, value, path as ResponsePath);
   }
 }
 
 /** CompleteValue of a list: any iterable; each item completed at its own position (its index). */
-function completeListValue(exec: Execution, field: FieldPlan, plan: ListPlan, value: unknown, path: ResponsePath): unknown[] {
+export function completeListValue(exec: Execution, field: FieldPlan, plan: ListPlan | StreamPlan, value: unknown, path: ResponsePath): unknown[] {
   const item = plan.item;
   const completed: unknown[] = [];
   // A plain array (the usual list) is read by index; it is iterable, so the check below holds.
@@ -564,7 +595,7 @@ function completeListValue(exec: Execution, field: FieldPlan, plan: ListPlan, va
   return completed;
 }
 
-function completeListItem(
+export function completeListItem(
   exec: Execution,
   field: FieldPlan,
   item: ValuePlan,
@@ -613,13 +644,13 @@ function completeObjectValue(
       return Promise.resolve(isTypeOf).then((matches) => {
         if (exec.stopped) throw new Error('Aborted!');
         if (!matches) throw invalidReturnTypeError(type, value, field);
-        return executeSelectionSet(exec, selections, fields ?? exec.fieldsOf(selections), value, path);
+        return executeSelectionSet(exec, field, selections, fields ?? exec.fieldsOf(selections), value, path);
       });
     }
     if (!isTypeOf) throw invalidReturnTypeError(type, value, field);
   }
   fields ??= exec.fieldsOf(selections);
-  return executeSelectionSet(exec, selections, fields, value, path);
+  return executeSelectionSet(exec, field, selections, fields, value, path);
 }
 
 function invalidReturnTypeError(type: GraphQLObjectType, value: unknown, field: FieldPlan): GraphQLError {
@@ -715,7 +746,7 @@ function infoAt(exec: Execution, field: FieldPlan, path: ResponsePath): GraphQLR
  * path up. One error is reported per position, and none from inside a position already nulled
  * (the rule graphql-js 16.15 follows).
  */
-function handleFieldError(
+export function handleFieldError(
   exec: Execution,
   raw: unknown,
   field: FieldPlan,
@@ -737,7 +768,9 @@ function handleFieldError(
   for (;;) {
     const parent = position.prev;
     if (exec.work.stopsAt(parent)) return;
-    if (parent === undefined) {
+    // The top of this execution's part of the response: the root (or, for a deferred fragment's
+    // or a streamed item's execution, where that part stands: the part fails).
+    if (parent === exec.rootPath || parent === undefined) {
       exec.failRoot(error);
       return;
     }
@@ -759,7 +792,7 @@ function handleFieldError(
  * the promise already yields a completed value) and stores it in place; a failure goes to
  * handleFieldError from the continuation.
  */
-function awaitInPlace(
+export function awaitInPlace(
   exec: Execution,
   promise: PromiseLike<unknown>,
   field: FieldPlan,
@@ -866,7 +899,7 @@ const ignore = () => undefined;
  * A result object already holding every response name, in order: cloning one fixed shape is
  * cheaper than growing each object property by property, and fixes the key order up front.
  */
-function newResultObject(selections: SelectionPlan): ResultObject {
+export function newResultObject(selections: SelectionPlan): ResultObject {
   return selections.nullPrototype ? Object.create(null) : { ...selections.template };
 }
 

@@ -20,7 +20,7 @@ import { pathToArray } from './path.ts';
 import type { ResponsePath } from './path.ts';
 import { PendingWork } from './pendingWork.ts';
 import type { Continuation, NulledPositions } from './pendingWork.ts';
-import type { ArgumentValues, FieldPlan, OperationPlan, SelectionPlan } from './plan.ts';
+import type { ArgumentValues, FieldPlan, OperationPlan, SelectionPlan, StreamPlan } from './plan.ts';
 import type { RequestScope } from './resolveInfo.ts';
 import { ExecutionTracer } from './trace.ts';
 
@@ -45,6 +45,28 @@ export interface ExecutionOptions {
 
 export type ResultObject = Record<string, unknown>;
 export type Container = ResultObject | unknown[];
+
+/** What an IncrementalHooks method returns when the executor should go on as it would without it. */
+export const NOT_HANDLED: unique symbol = Symbol('not handled');
+
+/**
+ * Where incremental delivery (`@defer`, `@stream`) takes over from the executor: set only on the
+ * executions of operations that use it (execution/incremental/, and execute()'s refusal under
+ * graphql 17: refuseIncremental.ts), so every other execution only ever finds null here, and
+ * only on paths that run once per object (never per field).
+ */
+export interface IncrementalHooks {
+  /** ExecuteSelectionSet of an object (the value of `field`) whose fields may be deferred. */
+  executeSelectionSet(
+    exec: Execution,
+    field: FieldPlan,
+    selections: SelectionPlan,
+    source: unknown,
+    path: ResponsePath | undefined,
+  ): PromiseOrValue<ResultObject> | typeof NOT_HANDLED;
+  /** CompleteValue of a list field written with `@stream` (NOT_HANDLED: complete it as a list). */
+  completeStreamedList(exec: Execution, field: FieldPlan, plan: StreamPlan, value: unknown, path: ResponsePath): unknown;
+}
 
 /** The state of one request's execution. */
 export class Execution implements RequestScope, NulledPositions {
@@ -78,6 +100,14 @@ export class Execution implements RequestScope, NulledPositions {
   readonly scheduler: BatchScheduler | null;
   /** The next serial mutation, waiting for the work of the previous one to settle. */
   resumeSerial: (() => void) | null = null;
+  /** Incremental delivery's hooks; null for every execution of an operation without @defer/@stream. */
+  incremental: IncrementalHooks | null = null;
+  /**
+   * The position this execution's `data` stands at: undefined for a request's execution; a
+   * deferred fragment's or a streamed item's position for the executions incremental delivery
+   * runs beside it (execution/incremental/), where an error rising to it fails that part.
+   */
+  rootPath: ResponsePath | undefined = undefined;
   /** Resolves the response promise once nothing is pending. */
   private finish: (() => void) | null = null;
   /** Per request: arguments that read variables, and selections whose directives read them. */
@@ -244,11 +274,11 @@ export class Execution implements RequestScope, NulledPositions {
     (container as Record<string | number, unknown>)[key] = value;
   }
 
-  /** Sets the value at an earlier position to null, following its path down from `data`. */
+  /** Sets the value at an earlier position to null, following its path down from `data` (which stands at rootPath). */
   nullAt(position: ResponsePath): void {
     const keys = pathToArray(position);
     let container: unknown = this.data;
-    for (let i = 0; i < keys.length - 1; i++) {
+    for (let i = pathToArray(this.rootPath).length; i < keys.length - 1; i++) {
       if (container === null || typeof container !== 'object') return;
       container = (container as Record<string | number, unknown>)[keys[i] as string | number];
     }
@@ -299,7 +329,7 @@ export class Execution implements RequestScope, NulledPositions {
     }
     return new Promise((resolve, reject) => {
       this.finish = () => resolve(this.completed());
-      if (this.abortSignal !== undefined) {
+      if (this.abortSignal !== undefined || this.incremental !== null) {
         this.reject = reject;
         if (this.aborted !== null) this.rejectAborted(this.aborted.reason);
       }
@@ -320,6 +350,18 @@ export class Execution implements RequestScope, NulledPositions {
   }
 
   /**
+   * Aborts this execution from within (graphql 17's `execute` meeting `@defer`: refuseIncremental.ts),
+   * as an abort of its abortSignal would: later values fail with "Aborted!", and the response
+   * rejects (or throws) with AbortedGraphQLExecutionError.
+   */
+  abortWith(reason: unknown): void {
+    if (this.aborted !== null) return;
+    this.aborted = { reason };
+    this.signals?.abort(reason);
+    this.rejectAborted(reason);
+  }
+
+  /**
    * The response promise rejects now with AbortedGraphQLExecutionError, whose `abortedResult` is
    * the result as it will stand once what is pending has settled (each value arriving from now
    * on fails with "Aborted!").
@@ -335,7 +377,7 @@ export class Execution implements RequestScope, NulledPositions {
   }
 
   /** The result, once nothing is pending: the abort listener goes, and the resolvers' signal aborts (graphql 17). */
-  private completed(): ExecutionResult {
+  protected completed(): ExecutionResult {
     this.stopListening?.();
     this.finished = true;
     const result = this.result();
@@ -343,7 +385,8 @@ export class Execution implements RequestScope, NulledPositions {
     return result;
   }
 
-  private result(): ExecutionResult {
+  /** The response of this execution (incremental delivery's executions make theirs differently). */
+  protected result(): ExecutionResult {
     const result: ExecutionResult = this.errors.length === 0 ? { data: this.data } : { errors: this.errors, data: this.data };
     if (this.actualCost !== null) result.extensions = { cost: { actual: this.actualCost } };
     if (this.trace !== null) this.addTrace(result);

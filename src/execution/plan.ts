@@ -55,6 +55,7 @@ import type { PlainRead } from './plainReads.ts';
 import { fieldDefinition } from '../language/fieldDefinition.ts';
 import { selectOperation } from '../language/selectOperation.ts';
 import { collectFields, containsVariable, dependsOnVariables } from '../language/collectFields.ts';
+import { usesIncrementalDelivery } from '../language/collectDeferredFields.ts';
 import type { CollectedFields, Fragments } from '../language/collectFields.ts';
 import { argumentValues, outputCoercion, propagatesErrors } from '../language/graphqlCompat.ts';
 import type { VariableValues } from '../language/graphqlCompat.ts';
@@ -62,13 +63,15 @@ import type { VariableValues } from '../language/graphqlCompat.ts';
 export type ArgumentValues = Record<string, unknown>;
 
 /** How to complete a value of one output type (GraphQL spec, "Value Completion": CompleteValue), decided once. */
-export type ValuePlan = LeafPlan | ListPlan | ObjectPlan | AbstractPlan;
+export type ValuePlan = LeafPlan | ListPlan | ObjectPlan | AbstractPlan | StreamPlan;
 
 export const enum ValueKind {
   Leaf,
   List,
   Object,
   Abstract,
+  /** A list field written with `@stream` (only in operations that use incremental delivery). */
+  Stream,
 }
 
 interface ValuePlanBase {
@@ -92,6 +95,17 @@ export interface LeafPlan extends ValuePlanBase {
 
 export interface ListPlan extends ValuePlanBase {
   readonly kind: ValueKind.List;
+  readonly item: ValuePlan;
+}
+
+/**
+ * A list field with `@stream`: completed as a list (ListPlan) when nothing streams it, else by
+ * the incremental executor (execution/incremental/), which hands its later items out one payload
+ * at a time. Planned only where the document uses incremental delivery, so other operations
+ * never meet this kind.
+ */
+export interface StreamPlan extends ValuePlanBase {
+  readonly kind: ValueKind.Stream;
   readonly item: ValuePlan;
 }
 
@@ -168,7 +182,8 @@ export class FieldPlan {
     this.returnType = definition.type;
     this.resolve = definition.resolve;
     this.isTypename = definition === TypeNameMetaFieldDef;
-    this.value = planValue(definition.type, operation.propagatesErrors);
+    const value = planValue(definition.type, operation.propagatesErrors);
+    this.value = operation.incremental && value.kind === ValueKind.List && hasStream(node) ? { ...value, kind: ValueKind.Stream } : value;
     this.hasArguments = definition.args.length > 0 || (node.arguments?.length ?? 0) > 0;
     this.denial = operation.access === null ? null : operation.access.denial(parentType, definition);
     // A denied field is never read: it takes the general way, which refuses it.
@@ -252,7 +267,8 @@ export class SelectionPlan {
   /** The generated JSON writer of its result objects: kept and written by compileStringify.ts only. */
   readonly json: GeneratedWriter = { writes: 0, writer: undefined };
   private readonly operation: OperationPlan;
-  private readonly selectionSets: ReadonlyArray<SelectionSetNode>;
+  /** The selection sets collected (incremental delivery collects them again, with `@defer`). */
+  readonly selectionSets: ReadonlyArray<SelectionSetNode>;
   private readonly variants: Map<string, ReadonlyArray<FieldPlan>> | undefined;
 
   constructor(operation: OperationPlan, type: GraphQLObjectType, selectionSets: ReadonlyArray<SelectionSetNode>) {
@@ -338,6 +354,11 @@ function nodeId(node: FieldNode): string {
   return 'n' + id;
 }
 
+/** Whether a field node carries `@stream` (its `if` is read when the field executes). */
+function hasStream(node: FieldNode): boolean {
+  return node.directives?.some((directive) => directive.name.value === 'stream') ?? false;
+}
+
 /**
  * Whether coercing a literal makes a value of its own: an input object or a list literal, or a
  * literal read by a custom scalar. (Variables are coerced once per request, in graphql-js too.)
@@ -418,6 +439,12 @@ export class OperationPlan {
   readonly propagatesErrors: boolean;
   /** The caller's access this plan was made for; null: every field may run. */
   readonly access: FieldAccess | null;
+  /**
+   * Whether the document uses `@defer` or `@stream` anywhere (decided once per document): only
+   * such operations plan `@stream` fields as StreamPlans, and only they may be run by the
+   * incremental executor. Every other operation runs exactly as before.
+   */
+  readonly incremental: boolean;
   /** Root fields; built on first use so that a missing root type surfaces as an execution error. */
   private rootSelections: SelectionPlan | undefined;
   /** The same operation planned for each FieldAccess met, kept while that access object lives. */
@@ -431,6 +458,7 @@ export class OperationPlan {
     this.declaresVariables = (operation.variableDefinitions?.length ?? 0) > 0;
     this.propagatesErrors = propagatesErrors(operation);
     this.access = access;
+    this.incremental = usesIncrementalDelivery(operation) || Object.values(fragments).some((fragment) => usesIncrementalDelivery(fragment));
   }
 
   get root(): SelectionPlan {

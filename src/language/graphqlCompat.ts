@@ -24,7 +24,9 @@
  * | `@experimental_disableErrorPropagation`| (no such directive)             | a Non-Null error stays at its position  |
  * | `abortSignal` in the arguments         | ignored                         | aborts: `AbortedGraphQLExecutionError`  |
  * | no document, variables not an object   | its own errors                  | a TypeError reading it; variables as given |
- * | a schema with `@defer` or `@stream`    | executed                        | `execute` throws                        |
+ * | a schema with `@defer` or `@stream`    | executed                        | `execute` throws (but makeSchema's own) |
+ * | `execute` of an operation that defers  | runs it whole, in one result    | rejects: "would unexpectedly produce multiple payloads" |
+ * | `@defer`, `@stream` and their rules    | ours, identical (incrementalDirectives.ts, incrementalRules.ts) | graphql's own |
  * | a subscribe resolver's non-stream      | `subscribe` rejects             | a field error in the result             |
  * | any other error making the source      | `subscribe` rejects             | an error in the result                  |
  * | a subscription's variables are coerced | again for every event           | once, shared by its events              |
@@ -40,7 +42,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as graphql from 'graphql';
 import { inspect } from '../jsutils/inspect.ts';
-import type { DirectiveNode, FieldNode, GraphQLDirective, GraphQLError, GraphQLField, GraphQLLeafType, GraphQLSchema, OperationDefinitionNode, VariableDefinitionNode } from 'graphql';
+import { defineDeferDirective, defineStreamDirective } from './incrementalDirectives.ts';
+import { OWN_INCREMENTAL_RULES } from './incrementalRules.ts';
+import type { DirectiveNode, FieldNode, GraphQLDirective, GraphQLError, ValidationRule, GraphQLField, GraphQLLeafType, GraphQLSchema, OperationDefinitionNode, VariableDefinitionNode } from 'graphql';
 
 /** The installed graphql's version, e.g. `17.1.0`. */
 export const GRAPHQL_VERSION: string = graphql.version;
@@ -274,13 +278,65 @@ export const CHECKS_EXECUTION_ARGUMENTS = !IS_17;
 /** Whether `abortSignal` in execute()'s arguments aborts the execution (17), or is ignored (16). */
 export const HONOURS_ABORT_SIGNAL = IS_17;
 
+/** graphql 17's own directive objects, read without naming them (16's types lack them). */
+const graphql17 = graphql as unknown as {
+  GraphQLDeferDirective?: GraphQLDirective;
+  GraphQLStreamDirective?: GraphQLDirective;
+  DeferStreamDirectiveOnRootFieldRule?: ValidationRule;
+  DeferStreamDirectiveOnValidOperationsRule?: ValidationRule;
+  DeferStreamDirectiveLabelRule?: ValidationRule;
+  StreamDirectiveOnListFieldRule?: ValidationRule;
+};
+
+/** `@defer`: graphql 17's own definition, or an identical one under 16 (incrementalDirectives.ts). */
+export const DEFER_DIRECTIVE: GraphQLDirective = IS_17 ? (graphql17.GraphQLDeferDirective as GraphQLDirective) : defineDeferDirective();
+
+/** `@stream`: graphql 17's own definition, or an identical one under 16. */
+export const STREAM_DIRECTIVE: GraphQLDirective = IS_17 ? (graphql17.GraphQLStreamDirective as GraphQLDirective) : defineStreamDirective();
+
+/**
+ * The validation rules of `@defer` and `@stream`: graphql 17's own (which its `specifiedRules`
+ * already include), or ours with the same messages under 16 (incrementalRules.ts), which
+ * `specifiedRules` lacks.
+ */
+export const INCREMENTAL_RULES: ReadonlyArray<ValidationRule> = IS_17
+  ? [
+      graphql17.DeferStreamDirectiveOnRootFieldRule as ValidationRule,
+      graphql17.DeferStreamDirectiveOnValidOperationsRule as ValidationRule,
+      graphql17.DeferStreamDirectiveLabelRule as ValidationRule,
+      graphql17.StreamDirectiveOnListFieldRule as ValidationRule,
+    ]
+  : (OWN_INCREMENTAL_RULES as ReadonlyArray<ValidationRule>);
+
+/**
+ * Whether `execute` refuses to run an operation that would defer or stream (17: its `execute`
+ * rejects with AbortedGraphQLExecutionError, "Executing this GraphQL operation would unexpectedly
+ * produce multiple payloads"), rather than running it whole, in one result (16, which knows no
+ * such directives).
+ */
+export const EXECUTE_REFUSES_INCREMENTAL = IS_17;
+
+/** The error graphql 17's `execute` gives for an operation that would defer or stream. */
+export const MULTIPLE_PAYLOADS_MESSAGE = 'Executing this GraphQL operation would unexpectedly produce multiple payloads (due to @defer or @stream directive)';
+
+/**
+ * Schemas whose `@defer` and `@stream` the engine declared itself (makeSchema): incremental
+ * delivery is enabled on them explicitly, so `execute` runs their other operations under 17 too.
+ */
+const incrementalSchemas = new WeakSet<GraphQLSchema>();
+
+/** Marks a schema as one whose incremental directives were enabled explicitly (makeSchema). */
+export function enableIncrementalDelivery(schema: GraphQLSchema): void {
+  incrementalSchemas.add(schema);
+}
+
 /**
  * Under 17, what `execute` throws for a schema that declares `@defer` or `@stream` (17's `execute`
  * refuses such a schema: incremental delivery goes through `experimentalExecuteIncrementally`);
- * null under 16, and for any other schema.
+ * null under 16, for a schema makeSchema made (enableIncrementalDelivery), and for any other schema.
  */
 export function incrementalSchemaError(schema: GraphQLSchema): Error | null {
-  if (!IS_17 || (schema.getDirective('defer') == null && schema.getDirective('stream') == null)) return null;
+  if (!IS_17 || incrementalSchemas.has(schema) || (schema.getDirective('defer') == null && schema.getDirective('stream') == null)) return null;
   return new Error(
     'The provided schema unexpectedly contains experimental directives (@defer or @stream). These directives may only be utilized if experimental execution features are explicitly enabled.',
   );
@@ -322,3 +378,12 @@ export function abortedExecutionError(reason: unknown, abortedResult: unknown): 
   const Aborted = (graphql as unknown as { AbortedGraphQLExecutionError: new (reason: unknown, result: unknown) => Error }).AbortedGraphQLExecutionError;
   return new Aborted(reason, abortedResult);
 }
+
+/**
+ * graphql's `specifiedRules` and the incremental delivery rules, each once: under 17 they are
+ * `specifiedRules` itself (which includes them), under 16 ours are added.
+ */
+export const SPECIFIED_AND_INCREMENTAL_RULES: ReadonlyArray<ValidationRule> = [
+  ...graphql.specifiedRules,
+  ...INCREMENTAL_RULES.filter((rule) => !graphql.specifiedRules.includes(rule)),
+];

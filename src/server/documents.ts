@@ -9,13 +9,14 @@
  * the densest documents (short fields, each with a sub-selection); docs/security.md has how it
  * was found.
  */
-import { GraphQLError, NoSchemaIntrospectionCustomRule, specifiedRules, validate } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, validate } from 'graphql';
 import type { DocumentNode, GraphQLSchema, ValidationRule } from 'graphql';
 import type { Analysis } from '../analysis/analyze.ts';
 import { parseWithLimits } from '../analysis/limits.ts';
 import type { Limits } from '../analysis/limits.ts';
 import { ErrorCode, withCode } from '../errors/codes.ts';
 import { LruCache } from '../jsutils/lruCache.ts';
+import { SPECIFIED_AND_INCREMENTAL_RULES } from '../language/graphqlCompat.ts';
 import type { CacheCounts } from '../observability/cacheCounts.ts';
 import { SMALL_REQUEST } from './request.ts';
 import type { KnownRequest, RequestParams } from './request.ts';
@@ -69,7 +70,9 @@ export class Documents {
     });
     // With introspection for some roles, documents are validated as for everyone, and whether
     // they introspect is checked per caller (introspectionErrors).
-    this.rules = options.noIntrospection ? [...specifiedRules, NoSchemaIntrospectionCustomRule] : specifiedRules;
+    // graphql's specified rules, and those of @defer/@stream (graphql 17's own, or ours under 16).
+    const specified = SPECIFIED_AND_INCREMENTAL_RULES;
+    this.rules = options.noIntrospection ? [...specified, NoSchemaIntrospectionCustomRule] : specified;
   }
 
   /** The document of a query text: parsed within the limits and validated, once per text kept. */
