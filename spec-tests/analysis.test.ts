@@ -121,6 +121,7 @@ describe('analyze: documents far larger once inlined', () => {
       aliases: copies,
       directives: copies,
       fields: 2 * copies,
+      incremental: 0,
     });
   }, 5_000);
 
@@ -152,6 +153,7 @@ describe('analyze: documents far larger once inlined', () => {
       aliases: 0,
       directives: 0,
       fields: 1 + friends + 2 ** (n - 1),
+      incremental: 0,
     });
   }, 5_000);
 
@@ -241,6 +243,30 @@ describe('checkLimits', () => {
     });
   }
 
+  it('counts each @defer and @stream that can apply, fragments written out, and refuses past the incremental limit', () => {
+    const query = `
+      query Parts($later: Boolean!, $never: Boolean!) {
+        a: users(max: 2) @stream(initialCount: 1) { age }
+        ... @defer(label: "inline") { b: users(max: 1) { age } }
+        ...Twice
+        ...Twice
+        ... @defer(if: false) { c: users(max: 1) { age } }
+        ... @defer(if: $never) { d: users(max: 1) { age } }
+        ... @defer(if: $later) { e: users(max: 1) { age } }
+      }
+      fragment Twice on Query { f: users(max: 1) { ... on User @defer { age } } }
+    `;
+    const document = parse(query);
+    const variableValues = { later: true, never: false };
+    // @stream, the inline @defer, the fragment's @defer twice, and @defer(if: $later): five.
+    expect(analyze({ schema, document, variableValues }).incremental).toBe(5);
+    expect(checkLimits({ schema, document, variableValues, limits: { incremental: 5 } }).errors).toEqual([]);
+    expect(checkLimits({ schema, document, variableValues, limits: { incremental: 4 } }).errors.map(described)).toEqual([
+      { message: 'The operation defers or streams 5 parts; the limit is 4.', extensions: { code: 'INCREMENTAL_LIMIT_EXCEEDED', measured: 5, limit: 4 } },
+    ]);
+    expect(checkLimits({ schema, document, variableValues, limits: { incremental: false } }).errors).toEqual([]);
+  });
+
   it('uses the default limits when none are given', () => {
     expect(DEFAULT_LIMITS).toEqual({
       depth: expect.any(Number),
@@ -248,6 +274,7 @@ describe('checkLimits', () => {
       nodes: expect.any(Number),
       aliases: expect.any(Number),
       directives: expect.any(Number),
+      incremental: 32,
       tokens: expect.any(Number),
       documentLength: expect.any(Number),
       batchedOperations: expect.any(Number),
@@ -269,7 +296,7 @@ describe('checkLimits', () => {
   it('accepts the GitHub example under the default limits and returns its analysis', () => {
     const document = parse('{ viewer { repositories(first: 50) { edges { node { name issues(first: 10) { edges { node { title } } } } } } } }');
     expect(checkLimits({ schema, document })).toEqual({
-      analysis: { depth: 8, cost: 653, nodes: 550, aliases: 0, directives: 0, fields: 9 } satisfies Analysis,
+      analysis: { depth: 8, cost: 653, nodes: 550, aliases: 0, directives: 0, fields: 9, incremental: 0 } satisfies Analysis,
       errors: [],
     });
   });
@@ -277,7 +304,7 @@ describe('checkLimits', () => {
   it('reports every exceeded limit, one error each', () => {
     const query = `{ ${Array.from({ length: 3 }, (_, index) => `u${index}: users(max: 9) @include(if: true) { friends(max: 9) { age } }`).join(' ')} }`;
     const { analysis, errors } = check(query, { depth: 2, cost: 100, nodes: 200, aliases: 2, directives: 2 });
-    expect(analysis).toEqual({ depth: 3, cost: 3 * (1 + 9 * (1 + 9 * 2)), nodes: 3 * (9 + 81), aliases: 3, directives: 3, fields: 9 });
+    expect(analysis).toEqual({ depth: 3, cost: 3 * (1 + 9 * (1 + 9 * 2)), nodes: 3 * (9 + 81), aliases: 3, directives: 3, fields: 9, incremental: 0 });
     expect(codes(errors).sort()).toEqual([
       'ALIAS_LIMIT_EXCEEDED',
       'COST_LIMIT_EXCEEDED',

@@ -51,7 +51,7 @@ describe('npm run explain', () => {
     expect(code).toBe(0);
     const explained = JSON.parse(stdout) as Explanation;
     expect(Object.keys(explained)).toEqual(['operation', 'name', 'analysis', 'jsonWriter', 'root', 'batching']);
-    expect(explained.analysis).toEqual({ depth: 3, cost: 3, nodes: 10, aliases: 0, directives: 0, fields: 7 });
+    expect(explained.analysis).toEqual({ depth: 3, cost: 3, nodes: 10, aliases: 0, directives: 0, fields: 7, incremental: 0 });
     expect(explained.batching).toEqual([{ round: 1, loaders: [{ loader: 'authorById', paths: ['book.author'] }, { loader: 'reviewsByBook', paths: ['book.reviews'] }] }]);
     const book = explained.root.fields[0];
     expect(book).toMatchObject({ responseName: 'book', type: 'Book', kind: 'resolver', list: false, nonNull: false, weight: 1, cost: 3, listSize: null });

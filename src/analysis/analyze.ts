@@ -95,6 +95,11 @@ export interface Analysis {
   aliases: number;
   directives: number;
   fields: number;
+  /**
+   * The `@defer`s and `@stream`s that can apply (their `if` not false), with fragments written
+   * out: the parts the response may be delivered in after the first.
+   */
+  incremental: number;
 }
 
 /** The analysis plus what checkLimits needs beyond the numbers. */
@@ -230,6 +235,7 @@ interface Counts {
   fields: number;
   aliases: number;
   directives: number;
+  incremental: number;
 }
 
 type Collected = Map<string, FieldNode[]>;
@@ -446,9 +452,10 @@ class Analyzer {
    * fragment is counted once and its counts reused for every spread of it.
    */
   countSelections(set: SelectionSetNode): Counts {
-    const counts: Counts = { fields: 0, aliases: 0, directives: 0 };
+    const counts: Counts = { fields: 0, aliases: 0, directives: 0, incremental: 0 };
     for (const selection of set.selections) {
       if (!this.included(selection)) continue;
+      if (selection.directives !== undefined && selection.directives.length > 0) counts.incremental += this.deliveredLater(selection);
       if (selection.kind === Kind.FIELD) {
         if (this.introspection === 'ignore' && selection.name.value.startsWith('__')) continue;
         counts.fields += 1;
@@ -467,14 +474,30 @@ class Analyzer {
   private countFragment(spread: FragmentSpreadNode): Counts {
     const name = spread.name.value;
     const known = this.fragmentCounts.get(name);
-    if (known === null) return { fields: 0, aliases: 0, directives: 0 };
+    if (known === null) return { fields: 0, aliases: 0, directives: 0, incremental: 0 };
     if (known !== undefined) return known;
     const fragment = this.fragments[name];
-    if (fragment === undefined) return { fields: 0, aliases: 0, directives: 0 };
+    if (fragment === undefined) return { fields: 0, aliases: 0, directives: 0, incremental: 0 };
     this.fragmentCounts.set(name, null);
     const counts = this.countSelections(fragment.selectionSet);
     this.fragmentCounts.set(name, counts);
     return counts;
+  }
+
+  /**
+   * 1 when the selection is a part delivered later: `@defer` on a fragment, `@stream` on a field,
+   * whose `if` is not false (a literal, or a variable of the request; one that cannot be read
+   * counts, as the limits are checked before variables are coerced).
+   */
+  private deliveredLater(node: FieldNode | FragmentSpreadNode | InlineFragmentNode): number {
+    const name = node.kind === Kind.FIELD ? 'stream' : 'defer';
+    const directive = node.directives?.find((candidate) => candidate.name.value === name);
+    if (directive === undefined) return 0;
+    const condition = directive.arguments?.find((argument) => argument.name.value === 'if')?.value;
+    if (condition === undefined) return 1;
+    if (condition.kind === Kind.BOOLEAN) return condition.value ? 1 : 0;
+    if (condition.kind === Kind.VARIABLE) return this.variables[condition.name.value] === false ? 0 : 1;
+    return 1;
   }
 
   /** `@skip`/`@include` with the request's variables; a condition that cannot be evaluated counts as included. */
@@ -508,6 +531,7 @@ function add(into: Counts, counts: Counts): void {
   into.fields += counts.fields;
   into.aliases += counts.aliases;
   into.directives += counts.directives;
+  into.incremental += counts.incremental;
 }
 
 function countListLevels(type: GraphQLOutputType): number {

@@ -1,7 +1,8 @@
 /**
  * The limits a request must satisfy before anything runs (spec section 8): document length and
  * tokens (checked while parsing, so an oversized document never becomes an AST), then depth,
- * cost, nodes, aliases, directives and slicing arguments (checked on the analysis), and the
+ * cost, nodes, aliases, directives, parts delivered later (`@defer`/`@stream`) and slicing
+ * arguments (checked on the analysis), and the
  * number of operations in a batched request.
  *
  * Each limit can be set, or switched off with `false`. Each exceeded limit is reported as a
@@ -24,6 +25,11 @@ export interface Limits {
   nodes: number | false;
   aliases: number | false;
   directives: number | false;
+  /**
+   * `@defer`s and `@stream`s in one operation (fragments written out, those whose `if` is false
+   * left out): each is a part of the response delivered later, held open until it is.
+   */
+  incremental: number | false;
   /** Lexical tokens of the document; parsing stops past it. */
   tokens: number | false;
   /** Characters of the document. */
@@ -53,6 +59,9 @@ export interface Limits {
  *  - tokens 5000 and 100,000 characters: graphql-armor uses 1000 tokens, which long generated
  *    queries exceed. The standard introspection query is 163 tokens.
  *  - 10 operations per batched request: what Apollo Server recommends when batching is on.
+ *  - 32 deferred fragments and streams per operation: a page defers a handful of slow parts;
+ *    every one is a pending entry the server keeps, and the client's cache merges, until it is
+ *    delivered. The cost of what they select is counted as if written inline.
  *  - breadth 250, 10 directives per node, 2,000 field merges: the shape limits that keep
  *    graphql-js's validation of any document within the token limit to a few milliseconds
  *    (docs/security.md states the bound and how it was measured). Legitimate documents repeat a
@@ -64,6 +73,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   nodes: 500_000,
   aliases: 30,
   directives: 50,
+  incremental: 32,
   tokens: 5000,
   documentLength: 100_000,
   batchedOperations: 10,
@@ -202,6 +212,16 @@ export function checkLimits(args: CheckLimitsArgs): { analysis: Analysis | null;
         `Query uses ${analysis.directives} directives; the limit is ${limits.directives}.`,
         analysis.directives,
         limits.directives,
+      ),
+    );
+  }
+  if (limits.incremental !== false && analysis.incremental > limits.incremental) {
+    errors.push(
+      limitError(
+        ErrorCode.IncrementalLimitExceeded,
+        `The operation defers or streams ${analysis.incremental} parts; the limit is ${limits.incremental}.`,
+        analysis.incremental,
+        limits.incremental,
       ),
     );
   }

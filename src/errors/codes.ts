@@ -105,6 +105,7 @@ export const ERROR_CODES = {
   NodeLimitExceeded: entry('NODE_LIMIT_EXCEEDED', 400, [Request], 'The operation could return more nodes than the `nodes` limit.', LIMITS_DOC),
   AliasLimitExceeded: entry('ALIAS_LIMIT_EXCEEDED', 400, [Request], 'The document uses more aliases than the `aliases` limit.', LIMITS_DOC),
   DirectiveLimitExceeded: entry('DIRECTIVE_LIMIT_EXCEEDED', 400, [Request], 'The document uses more directives than the `directives` limit, or one node more than `directivesPerNode`.', LIMITS_DOC),
+  IncrementalLimitExceeded: entry('INCREMENTAL_LIMIT_EXCEEDED', 400, [Request], 'The operation has more `@defer` fragments and `@stream` fields than the `incremental` limit.', LIMITS_DOC),
   TokenLimitExceeded: entry('TOKEN_LIMIT_EXCEEDED', 400, [Request], 'The document has more tokens than the `tokens` limit.', LIMITS_DOC),
   DocumentTooLarge: entry('DOCUMENT_TOO_LARGE', 400, [Request], 'The document is longer than the `documentLength` limit.', LIMITS_DOC),
   DocumentTooDeep: entry('DOCUMENT_TOO_DEEP', 400, [Request], 'The document nests too deeply to parse or to analyze.', LIMITS_DOC),
