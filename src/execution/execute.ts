@@ -48,6 +48,7 @@ import type {
 import { inspect } from '../jsutils/inspect.ts';
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
 import { isPlainArray } from '../jsutils/isPlainArray.ts';
+import { isAsyncIterable } from '../jsutils/isAsyncIterable.ts';
 import type { PromiseOrValue } from '../jsutils/promiseOrValue.ts';
 import { currentTask, runAsTask } from '../batching/scheduler.ts';
 import type { Task } from '../batching/scheduler.ts';
@@ -55,6 +56,7 @@ import {
   AWAITED_ERRORS_WAIT_A_MICROTASK,
   ABANDONS_NULLED_WORK,
   CHECKS_EXECUTION_ARGUMENTS,
+  COMPLETES_ASYNC_ITERABLE_LISTS,
   IS_TYPE_OF_FIRST,
   NOT_A_TYPE_NAME_SUFFIX,
   OUTPUT_COERCION,
@@ -584,6 +586,7 @@ export function completeListValue(exec: Execution, field: FieldPlan, plan: ListP
       completeListItem(exec, field, item, value[index], completed, index, path);
     }
   } else {
+    if (COMPLETES_ASYNC_ITERABLE_LISTS && isAsyncIterable(value)) return completeAsyncIterableList(exec, field, item, value, path);
     if (typeof value !== 'object' || typeof (value as Iterable<unknown>)[Symbol.iterator] !== 'function') {
       throw new GraphQLError(`Expected Iterable, but did not find one for field "${field.parentType.name}.${field.fieldName}".`);
     }
@@ -593,6 +596,66 @@ export function completeListValue(exec: Execution, field: FieldPlan, plan: ListP
     }
   }
   return completed;
+}
+
+/**
+ * CompleteValue of a list given as an AsyncIterable (graphql 17; graphqlCompat.ts): the list is
+ * in place at once, and its items are awaited one after another, each completed at its index as
+ * it comes (a continuation, as for any pending value, so errors inside items find their list).
+ * An iterator that fails fails the list; one left unfinished (a failure, or the execution
+ * stopped) is closed. `streamFrom` (incremental delivery's `@stream`) may take the iterator over
+ * at an index: it returns true when it has, and the list ends there.
+ */
+export function completeAsyncIterableList(
+  exec: Execution,
+  field: FieldPlan,
+  item: ValuePlan,
+  items: AsyncIterable<unknown>,
+  path: ResponsePath,
+  streamFrom?: (index: number, iterator: AsyncIterator<unknown>) => boolean,
+): unknown[] {
+  const iterator = items[Symbol.asyncIterator]();
+  const completed: unknown[] = [];
+  const continuation = exec.work.add(path);
+  const task = exec.scheduler !== null ? currentTask() : undefined;
+  task?.scheduler.valuePending(task, 1);
+  const settle = () => {
+    task?.scheduler.valuePending(task, -1);
+    exec.settle(continuation);
+  };
+  readItems(exec, field, item, iterator, completed, path, streamFrom).then(settle, (error: unknown) => {
+    Promise.resolve()
+      .then(() => iterator.return?.())
+      .catch(ignore);
+    const list = { value: completed as unknown };
+    handleFieldError(exec, error, field, path, list, 'value', true);
+    if (list.value === null) exec.nullAt(path);
+    settle();
+  });
+  return completed;
+}
+
+async function readItems(
+  exec: Execution,
+  field: FieldPlan,
+  item: ValuePlan,
+  iterator: AsyncIterator<unknown>,
+  completed: unknown[],
+  path: ResponsePath,
+  streamFrom: ((index: number, iterator: AsyncIterator<unknown>) => boolean) | undefined,
+): Promise<void> {
+  for (let index = 0; ; index++) {
+    if (streamFrom !== undefined && streamFrom(index, iterator)) return;
+    let iteration: IteratorResult<unknown>;
+    try {
+      iteration = await iterator.next();
+    } catch (raw) {
+      throw locatedError(raw, field.fieldNodes, pathToArray(path));
+    }
+    if (iteration.done) return;
+    if (exec.stopped) throw new Error('Aborted!');
+    completeListItem(exec, field, item, iteration.value, completed, index, path);
+  }
 }
 
 export function completeListItem(

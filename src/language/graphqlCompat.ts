@@ -26,6 +26,7 @@
  * | no document, variables not an object   | its own errors                  | a TypeError reading it; variables as given |
  * | a schema with `@defer` or `@stream`    | executed                        | `execute` throws (but makeSchema's own) |
  * | `execute` of an operation that defers  | runs it whole, in one result    | rejects: "would unexpectedly produce multiple payloads" |
+ * | a list value that is an AsyncIterable  | "Expected Iterable" (a field error) | its items, awaited one by one  |
  * | `@defer`, `@stream` and their rules    | ours, identical (incrementalDirectives.ts, incrementalRules.ts) | graphql's own |
  * | a subscribe resolver's non-stream      | `subscribe` rejects             | a field error in the result             |
  * | any other error making the source      | `subscribe` rejects             | an error in the result                  |
@@ -274,6 +275,9 @@ export const INFO_HAS_EXECUTION_HELPERS = IS_17;
  * variables that are not an object); graphql 17 checks the schema first, then just reads them.
  */
 export const CHECKS_EXECUTION_ARGUMENTS = !IS_17;
+
+/** Whether a list field's value may be an AsyncIterable, its items awaited in order (17), or is "Expected Iterable" (16). */
+export const COMPLETES_ASYNC_ITERABLE_LISTS = IS_17;
 
 /** Whether `abortSignal` in execute()'s arguments aborts the execution (17), or is ignored (16). */
 export const HONOURS_ABORT_SIGNAL = IS_17;

@@ -22,7 +22,7 @@ import { isPromiseLike } from '../../jsutils/isPromiseLike.ts';
 import { isAsyncIterable } from '../../jsutils/isAsyncIterable.ts';
 import { STREAM_DIRECTIVE, directiveValues } from '../../language/graphqlCompat.ts';
 import { runAsTask } from '../../batching/scheduler.ts';
-import { awaitInPlace, completeListItem, completeValue, handleFieldError } from '../execute.ts';
+import { awaitInPlace, completeAsyncIterableList, completeListItem, completeValue, handleFieldError } from '../execute.ts';
 import type { ResultObject } from '../execution.ts';
 import { NOT_HANDLED } from '../execution.ts';
 import { newPath, pathToArray } from '../path.ts';
@@ -57,8 +57,9 @@ function streamUsage(exec: IncrementalExecution, field: FieldPlan): StreamUsage 
 /** The hook of execute.ts's completeValue for a `@stream` field. */
 export function completeStreamedList(exec: IncrementalExecution, field: FieldPlan, plan: StreamPlan, value: unknown, path: ResponsePath): unknown {
   const usage = streamUsage(exec, field);
-  if (isAsyncIterable(value)) return completeAsyncIterable(exec, field, plan, value, path, usage);
+  // Switched off: a list like any other (execute.ts completeListValue).
   if (usage === undefined) return NOT_HANDLED;
+  if (isAsyncIterable(value)) return completeAsyncIterable(exec, field, plan, value, path, usage);
   if (typeof value !== 'object' || value === null || typeof (value as Iterable<unknown>)[Symbol.iterator] !== 'function') {
     throw new GraphQLError(`Expected Iterable, but did not find one for field "${field.parentType.name}.${field.fieldName}".`);
   }
@@ -81,45 +82,13 @@ export function completeStreamedList(exec: IncrementalExecution, field: FieldPla
   return completed;
 }
 
-/** A list given as an async iterable: its first items awaited in order (all of them when nothing streams it). */
-async function completeAsyncIterable(
-  exec: IncrementalExecution,
-  field: FieldPlan,
-  plan: StreamPlan,
-  items: AsyncIterable<unknown>,
-  path: ResponsePath,
-  usage: StreamUsage | undefined,
-): Promise<unknown[]> {
-  const iterator = items[Symbol.asyncIterator]();
-  const completed: unknown[] = [];
-  let done = false;
-  try {
-    for (let index = 0; ; index++) {
-      if (usage !== undefined && index === usage.initialCount) {
-        startStream(exec, field, path, { iterator, isAsync: true }, index, usage);
-        return completed;
-      }
-      let iteration: IteratorResult<unknown>;
-      try {
-        iteration = await iterator.next();
-      } catch (raw) {
-        throw locatedError(raw, field.fieldNodes, pathToArray(path));
-      }
-      if (exec.stopped || iteration.done) {
-        done = iteration.done === true;
-        break;
-      }
-      completeListItem(exec, field, plan.item, iteration.value, completed, index, path);
-    }
-  } catch (error) {
-    void returnQuietly(iterator);
-    throw error;
-  }
-  if (exec.stopped) {
-    if (!done) void returnQuietly(iterator);
-    throw new Error('Aborted!');
-  }
-  return completed;
+/** A list given as an async iterable: its first items awaited in order, in place (execute.ts), the rest streamed. */
+function completeAsyncIterable(exec: IncrementalExecution, field: FieldPlan, plan: StreamPlan, items: AsyncIterable<unknown>, path: ResponsePath, usage: StreamUsage): unknown[] {
+  return completeAsyncIterableList(exec, field, plan.item, items, path, (index, iterator) => {
+    if (index !== usage.initialCount) return false;
+    startStream(exec, field, path, { iterator, isAsync: true }, index, usage);
+    return true;
+  });
 }
 
 interface ListIterator {
