@@ -110,6 +110,21 @@ describe('the packed package', () => {
   });
 });
 
+describe('the bin', () => {
+  it('runs schema-check with npx in the project: the changes, the version part, exit 1 on a breaking change', async () => {
+    writeFileSync(join(main, 'published.graphql'), 'type Query { hello: String old: Int }');
+    writeFileSync(join(main, 'current.mjs'), "import { buildSchema } from 'graphql';\nexport const schema = buildSchema('type Query { hello: String greeting: String }');\n");
+    const ran = run('npx', ['--no-install', 'graphql-glassbox', 'schema-check', 'published.graphql', 'current.mjs'], { cwd: main });
+    await expect(ran).rejects.toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining('Breaking changes (1):\n  FIELD_REMOVED: '),
+      stderr: expect.stringContaining('schema-check: breaking changes (pass --allow-breaking to accept them for a major release).'),
+    });
+    const allowed = await run('npx', ['--no-install', 'graphql-glassbox', 'schema-check', 'published.graphql', 'current.mjs', '--allow-breaking'], { cwd: main });
+    expect(allowed.stdout).toContain('Additions (1):\n  FIELD_ADDED: Query.greeting was added.\nVersion: raise the major part (breaking changes).');
+  });
+});
+
 /** A server of the project's own: its buildSchema, resolvers set on the fields, a pub/sub for the subscription. */
 const SERVER = `import { buildSchema } from 'graphql';
 import { createPubSub, createServer } from 'graphql-engine';

@@ -12,6 +12,8 @@ export type {
   ScalarFunctions,
   EnumInternalValues,
 } from './schema/makeSchema.ts';
+export { compareSchemas, formatReport } from './schema/schemaEvolution.ts';
+export type { EvolutionReport, SchemaChange } from './schema/schemaEvolution.ts';
 export { execute, defaultTypeResolver } from './execution/execute.ts';
 export type { PromiseOrValue, ExecuteArgs } from './execution/execute.ts';
 export { experimentalExecuteIncrementally, legacyExecuteIncrementally } from './execution/incremental/executeIncrementally.ts';

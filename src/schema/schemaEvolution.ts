@@ -6,7 +6,7 @@
  *            required argument, ...) ─ major
  *   dangerous (findDangerousChanges: a new enum value, a new optional argument, a changed
  *            default, ...) or an addition (a new type, field, input field) ─ minor
- *   nothing ─ patch
+ *   nothing ─ none: the schema asks for no new version
  *
  * And whether every published route's operation still validates against the current schema:
  * a route that no longer does would break its clients whatever the version says, so the check
@@ -23,8 +23,8 @@ export interface SchemaChange {
 
 export interface EvolutionReport {
   readonly changes: ReadonlyArray<SchemaChange>;
-  /** The version part to raise. */
-  readonly bump: 'major' | 'minor' | 'patch';
+  /** The version part to raise; none when the schema did not change. */
+  readonly bump: 'major' | 'minor' | 'none';
   /** Routes whose operation no longer validates: `GET /books (v1): message`. */
   readonly brokenRoutes: ReadonlyArray<string>;
 }
@@ -47,7 +47,7 @@ export function compareSchemas(
       if (errors.length > 0) brokenRoutes.push(`${key} (${version.version}): ${errors.map((error) => error.message).join(' ')}`);
     }
   }
-  const bump = changes.some((change) => change.kind === 'breaking') ? 'major' : changes.length > 0 ? 'minor' : 'patch';
+  const bump = changes.some((change) => change.kind === 'breaking') ? 'major' : changes.length > 0 ? 'minor' : 'none';
   return { changes, bump, brokenRoutes };
 }
 
@@ -88,8 +88,8 @@ export function formatReport(report: EvolutionReport): string {
     lines.push(`${kind === 'addition' ? 'Additions' : kind === 'breaking' ? 'Breaking changes' : 'Dangerous changes'} (${of.length}):`);
     for (const change of of) lines.push(`  ${change.type}: ${change.description}`);
   }
-  if (report.changes.length === 0) lines.push('No changes.');
-  lines.push(`Version: raise the ${report.bump} part${report.bump === 'major' ? ' (breaking changes)' : report.bump === 'minor' ? ' (additions, no breaking change)' : ''}.`);
+  if (report.bump === 'none') lines.push('No changes: the schema asks for no new version.');
+  else lines.push(`Version: raise the ${report.bump} part${report.bump === 'major' ? ' (breaking changes)' : ' (additions or dangerous changes, none breaking)'}.`);
   if (report.brokenRoutes.length > 0) {
     lines.push(`Published routes that no longer validate (${report.brokenRoutes.length}):`);
     for (const route of report.brokenRoutes) lines.push(`  ${route}`);
