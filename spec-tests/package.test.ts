@@ -112,7 +112,7 @@ describe('the packed package', () => {
 
 describe('the bin', () => {
   it('runs schema-check with npx in the project: the changes, the version part, exit 1 on a breaking change', async () => {
-    writeFileSync(join(main, 'published.graphql'), 'type Query { hello: String old: Int }');
+    writeFileSync(join(main, 'published.graphql'), 'type Query { hello: String old: String }');
     writeFileSync(join(main, 'current.mjs'), "import { buildSchema } from 'graphql';\nexport const schema = buildSchema('type Query { hello: String greeting: String }');\n");
     const ran = run('npx', ['--no-install', 'graphql-glassbox', 'schema-check', 'published.graphql', 'current.mjs'], { cwd: main });
     await expect(ran).rejects.toMatchObject({

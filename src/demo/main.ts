@@ -1,21 +1,28 @@
 /**
  * `npm start`: the demo service at http://localhost:4000/graphql (PORT overrides; HOST too,
- * default 127.0.0.1; the security, metrics and webhook settings are read by config.ts). SIGTERM or Ctrl-C shuts it
- * down gracefully.
+ * default 127.0.0.1; NODE_ENV, PORT, HOST and REDIS_URL are checked first by environment.ts; the
+ * security, metrics and webhook settings are read by config.ts). SIGTERM or Ctrl-C shuts it down
+ * gracefully.
  */
 import { createServer } from '../transports/http/server.ts';
 import type { GraphQLServer } from '../transports/http/server.ts';
 import { demoEvents, demoLogLevel, demoSecurity, demoWebhookStore, demoWebhooks } from './config.ts';
+import { checkRedis, demoAddress, demoMode } from './environment.ts';
 import { readinessOf } from '../observability/health.ts';
 import type { ReadinessCheck } from '../observability/health.ts';
 import type { Webhooks } from '../webhooks/webhooks.ts';
 import { createDemoContext, createDemoData, demoSchema } from './librarySchema.ts';
 import { DEMO_RESOURCES, DEMO_RESOURCES_V2 } from './resources.ts';
 
-const port = Number(process.env.PORT ?? 4000);
-const host = process.env.HOST ?? '127.0.0.1';
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`PORT must be a port number from 0 to 65535, got "${process.env.PORT}".`);
+let port: number;
+let host: string;
+try {
+  demoMode(process.env);
+  ({ port, host } = demoAddress(process.env));
+  await checkRedis(process.env);
+} catch (error) {
+  // A setting that cannot be used, or a service that does not answer: say which, and stop.
+  console.error((error as Error).message);
   process.exit(2);
 }
 
@@ -50,9 +57,25 @@ try {
 }
 
 server.on('error', (error: NodeJS.ErrnoException) => {
-  console.error(error.code === 'EADDRINUSE' ? `Port ${port} is in use; set PORT to another one.` : error.message);
+  console.error(listenFailure(error));
   process.exit(1);
 });
+
+/** Why the server could not listen, naming the variable to change. */
+function listenFailure(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return `Port ${port} is in use; set PORT to another one.`;
+    case 'EACCES':
+      return `Port ${port} needs privileges this process does not have; set PORT to one above 1023.`;
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `HOST ${host} is not an address of this machine (${error.code}); set HOST to one, or unset it for 127.0.0.1.`;
+    default:
+      return error.message;
+  }
+}
 
 server.listen(port, host, () => {
   const address = server.address();
