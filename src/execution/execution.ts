@@ -100,14 +100,17 @@ export class Execution implements RequestScope, NulledPositions {
   readonly scheduler: BatchScheduler | null;
   /** The next serial mutation, waiting for the work of the previous one to settle. */
   resumeSerial: (() => void) | null = null;
-  /** Incremental delivery's hooks; null for every execution of an operation without @defer/@stream. */
-  incremental: IncrementalHooks | null = null;
+  /**
+   * Incremental delivery's hooks; null for every execution of an operation without @defer/@stream.
+   * (Null and rootPath's undefined are the prototype's, so that other executions pay no store.)
+   */
+  declare incremental: IncrementalHooks | null;
   /**
    * The position this execution's `data` stands at: undefined for a request's execution; a
    * deferred fragment's or a streamed item's position for the executions incremental delivery
    * runs beside it (execution/incremental/), where an error rising to it fails that part.
    */
-  rootPath: ResponsePath | undefined = undefined;
+  declare rootPath: ResponsePath | undefined;
   /** Resolves the response promise once nothing is pending. */
   private finish: (() => void) | null = null;
   /** Per request: arguments that read variables, and selections whose directives read them. */
@@ -397,6 +400,9 @@ export class Execution implements RequestScope, NulledPositions {
     (result.extensions ??= {})['trace'] = (this.trace as ExecutionTracer).finish(this.plan, this);
   }
 }
+
+(Execution.prototype as { incremental: IncrementalHooks | null }).incremental = null;
+(Execution.prototype as { rootPath: ResponsePath | undefined }).rootPath = undefined;
 
 /** The recorder of a traced execution, told of the batches its scheduler sends too. */
 function startTrace(scheduler: BatchScheduler | null): ExecutionTracer {
