@@ -17,10 +17,11 @@ import { checkCallbackUrl, forbiddenAddressReason, guardedAgent, guardedLookup, 
 const DEV = { production: false, allowedHosts: [] };
 const PROD = { production: true, allowedHosts: [] };
 const TESTS = { production: false, allowedHosts: ['127.0.0.1', 'localhost'] };
-const ONLY_PUBLIC = 'only public addresses may be called';
+/** The end of a refusal for `host`: the rule, and the option that would exempt it. */
+const ONLY_PUBLIC = (host: string): string => `only public addresses may be called (to allow this one, add ${host} to the webhooks' allowedHosts option)`;
 
 /** The message for a URL whose IP-literal host is forbidden. */
-const hostIs = (host: string, reason: string): string => `The callback URL's host ${host} is ${reason}; ${ONLY_PUBLIC}.`;
+const hostIs = (host: string, reason: string): string => `The callback URL's host ${host} is ${reason}; ${ONLY_PUBLIC(host)}.`;
 
 // ---------------------------------------------------------------------------------------------
 // The forbidden IPv4 ranges, written from the specification (RFC 6890 and friends), not from the module.
@@ -230,7 +231,7 @@ describe('checkCallbackUrl: IP-literal and loopback hosts', () => {
     ['https://a.b.Foo.LocalHost/', 'a.b.foo.localhost'],
     ['https://foo.localhost./', 'foo.localhost.'],
   ])('refuses the loopback name in %s without asking DNS', (value, host) => {
-    expect(checkCallbackUrl(value, DEV)).toBe(`The callback URL's host ${host} is a loopback host name; ${ONLY_PUBLIC}.`);
+    expect(checkCallbackUrl(value, DEV)).toBe(`The callback URL's host ${host} is a loopback host name; ${ONLY_PUBLIC(host)}.`);
   });
 
   it.each(['http://notlocalhost/', 'http://localhost.example.com/', 'http://localhostx/', 'http://mylocalhost.com/'])('leaves %s (not a localhost name) to DNS', (value) => {
@@ -285,7 +286,20 @@ describe('checkCallbackUrl: IP-literal and loopback hosts', () => {
   it('exempts only the allowlisted host', () => {
     expect(checkCallbackUrl('http://127.0.0.2/', TESTS)).toBe(hostIs('127.0.0.2', 'a loopback address'));
     expect(checkCallbackUrl('https://[::1]/', TESTS)).toBe(hostIs('::1', 'a loopback address'));
-    expect(checkCallbackUrl('http://foo.localhost/', TESTS)).toBe(`The callback URL's host foo.localhost is a loopback host name; ${ONLY_PUBLIC}.`);
+    expect(checkCallbackUrl('http://foo.localhost/', TESTS)).toBe(`The callback URL's host foo.localhost is a loopback host name; ${ONLY_PUBLIC('foo.localhost')}.`);
+  });
+});
+
+describe('the setting a refusal names', () => {
+  it('names how the operator exempts the host, when told (the demo: its environment variable)', async () => {
+    const demo = { ...DEV, allowedHostsSetting: 'WEBHOOK_ALLOWED_HOSTS (hosts separated by commas)' };
+    const refusal =
+      "The callback URL's host 127.0.0.1 is a loopback address; only public addresses may be called (to allow this one, add 127.0.0.1 to WEBHOOK_ALLOWED_HOSTS (hosts separated by commas)).";
+    expect(checkCallbackUrl('http://127.0.0.1:9000/hooks', demo)).toBe(refusal);
+    expect(await validateCallbackUrl('http://127.0.0.1:9000/hooks', demo)).toBe(refusal);
+    expect(checkCallbackUrl('http://[::1]:9000/hooks', demo)).toBe(
+      "The callback URL's host ::1 is a loopback address; only public addresses may be called (to allow this one, add ::1 to WEBHOOK_ALLOWED_HOSTS (hosts separated by commas)).",
+    );
   });
 });
 
@@ -416,7 +430,7 @@ describe('validateCallbackUrl', () => {
     ['nat64.example.com', '64:ff9b::a9fe:a9fe, a NAT64 address embedding a cloud metadata address'],
     ['garbage.example.com', 'not-an-address, not an IP address'],
   ])('refuses %s, one of whose addresses is forbidden', async (host, what) => {
-    expect(await validateCallbackUrl(`https://${host}/`, { ...DEV, lookup: names.lookup })).toBe(`The callback URL's host ${host} resolves to ${what}; ${ONLY_PUBLIC}.`);
+    expect(await validateCallbackUrl(`https://${host}/`, { ...DEV, lookup: names.lookup })).toBe(`The callback URL's host ${host} resolves to ${what}; ${ONLY_PUBLIC(host)}.`);
   });
 
   it('refuses a name that does not resolve, or resolves to nothing', async () => {
@@ -438,7 +452,7 @@ describe('validateCallbackUrl', () => {
     expect(await validateCallbackUrl('ftp://hooks.example.com/', { ...DEV, lookup: resolver.lookup })).toBe('The callback URL must use https or http, not ftp.');
     expect(await validateCallbackUrl('http://hooks.example.com/', { ...PROD, lookup: resolver.lookup })).toBe('The callback URL must use https in production, not http.');
     expect(await validateCallbackUrl('http://0x7f.1/', { ...DEV, lookup: resolver.lookup })).toBe(hostIs('127.0.0.1', 'a loopback address'));
-    expect(await validateCallbackUrl('http://localhost/', { ...DEV, lookup: resolver.lookup })).toBe(`The callback URL's host localhost is a loopback host name; ${ONLY_PUBLIC}.`);
+    expect(await validateCallbackUrl('http://localhost/', { ...DEV, lookup: resolver.lookup })).toBe(`The callback URL's host localhost is a loopback host name; ${ONLY_PUBLIC('localhost')}.`);
     expect(await validateCallbackUrl(7, { ...DEV, lookup: resolver.lookup })).toBe('The callback URL must be a string, got a number.');
     expect(resolver.asked).toEqual([]);
   });
@@ -460,7 +474,7 @@ describe('validateCallbackUrl', () => {
 
   it('exempts the host as written, not an address a name resolves to', async () => {
     expect(await validateCallbackUrl('http://receiver.internal/', { production: false, allowedHosts: ['10.1.2.3'], lookup: names.lookup })).toBe(
-      `The callback URL's host receiver.internal resolves to 10.1.2.3, a private address; ${ONLY_PUBLIC}.`,
+      `The callback URL's host receiver.internal resolves to 10.1.2.3, a private address; ${ONLY_PUBLIC('receiver.internal')}.`,
     );
     expect(await validateCallbackUrl('http://receiver.internal/', { production: false, allowedHosts: ['receiver.internal'], lookup: names.lookup })).toBeInstanceOf(URL);
   });

@@ -428,7 +428,7 @@ async function refusedDelivery(webhooks: Webhooks, endpointId: string, eventId: 
   return found as Delivery;
 }
 
-const LOOPBACK_REFUSED = (host: string): string => `The callback URL's host ${host} is a loopback address; only public addresses may be called.`;
+const LOOPBACK_REFUSED = (host: string): string => `The callback URL's host ${host} is a loopback address; only public addresses may be called (to allow this one, add ${host} to the webhooks' allowedHosts option).`;
 
 describe('the address checked at every attempt', () => {
   describe.each(STORES)('on the %s', (_name, kept) => {
@@ -806,8 +806,8 @@ describe('registration refusals', () => {
     ['a javascript: URL', 'javascript:alert(1)', 'The callback URL must use https or http, not javascript.'],
     ['a file: URL', 'file:///etc/passwd', 'The callback URL must use https or http, not file.'],
     ['a 10 KB URL', TEN_KB, 'The callback URL is 10,240 characters long; at most 2,048 are allowed.'],
-    ['a private address not allowlisted', 'http://10.0.0.1/hook', "The callback URL's host 10.0.0.1 is a private address; only public addresses may be called."],
-    ['the cloud metadata address', 'http://169.254.169.254/latest/meta-data', "The callback URL's host 169.254.169.254 is a cloud metadata address; only public addresses may be called."],
+    ['a private address not allowlisted', 'http://10.0.0.1/hook', "The callback URL's host 10.0.0.1 is a private address; only public addresses may be called (to allow this one, add 10.0.0.1 to the webhooks' allowedHosts option)."],
+    ['the cloud metadata address', 'http://169.254.169.254/latest/meta-data', "The callback URL's host 169.254.169.254 is a cloud metadata address; only public addresses may be called (to allow this one, add 169.254.169.254 to the webhooks' allowedHosts option)."],
     ['a URL with credentials', 'http://user:pw@127.0.0.1/hook', 'The callback URL must not contain a username or password.'],
     ['an empty URL', '', 'The callback URL is empty.'],
   ];
@@ -1107,7 +1107,7 @@ describe("the demo's GraphQL admin API", () => {
     ]);
     const unknown = await ask('demo-admin', REGISTER, { url: 'http://10.0.0.1/hook', events: ['review.created'] });
     expect(unknown.errors?.map((error) => [error.message, error.extensions?.code])).toEqual([
-      ["The callback URL's host 10.0.0.1 is a private address; only public addresses may be called.", 'WEBHOOK_INVALID_URL'],
+      ["The callback URL's host 10.0.0.1 is a private address; only public addresses may be called (to allow this one, add 10.0.0.1 to the webhooks' allowedHosts option).", 'WEBHOOK_INVALID_URL'],
     ]);
     const type = await ask('demo-admin', REGISTER, { url: 'http://127.0.0.1:9/hook', events: ['review.updated'] });
     expect(type.errors?.map((error) => [error.message, error.extensions?.code])).toEqual([

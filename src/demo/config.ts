@@ -207,6 +207,7 @@ export function demoWebhooks(env: Readonly<Record<string, string | undefined>>, 
     eventTypes: DEMO_EVENT_TYPES,
     production,
     allowedHosts: hosts === undefined ? [] : hosts.split(',').map((host) => host.trim()).filter((host) => host !== ''),
+    allowedHostsSetting: 'WEBHOOK_ALLOWED_HOSTS (hosts separated by commas)',
     retrySchedule,
   });
 }

@@ -49,6 +49,8 @@ export interface CallbackUrlOptions {
   production: boolean;
   /** Hosts (hostnames or IP literals, compared case-insensitively, IPv6 without brackets) exempt from the private-address rule (tests allowlist 127.0.0.1 and localhost). */
   allowedHosts: ReadonlyArray<string>;
+  /** How an operator sets allowedHosts, named in a refusal (default: the webhooks' `allowedHosts` option). */
+  allowedHostsSetting?: string;
 }
 
 /** The longest callback URL accepted, in characters. */
@@ -58,6 +60,11 @@ const MAX_CALLBACK_URL_LENGTH = 2048;
 export const FORBIDDEN_ADDRESS_CODE = 'ERR_WEBHOOK_FORBIDDEN_ADDRESS';
 
 const PUBLIC_ONLY = 'only public addresses may be called';
+
+/** The end of a refusal for a non-public host: the rule, and how to exempt the host (a receiver on your own network). */
+function publicOnly(host: string, options: CallbackUrlOptions): string {
+  return `${PUBLIC_ONLY} (to allow this one, add ${host} to ${options.allowedHostsSetting ?? "the webhooks' allowedHosts option"})`;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Address classes
@@ -261,9 +268,9 @@ export function checkCallbackUrl(value: unknown, options: CallbackUrlOptions): U
   const literal = ipLiteral(url.hostname);
   if (literal !== null) {
     const reason = forbiddenAddressReason(literal);
-    if (reason !== null) return `The callback URL's host ${literal} is ${reason}; ${PUBLIC_ONLY}.`;
+    if (reason !== null) return `The callback URL's host ${literal} is ${reason}; ${publicOnly(literal, options)}.`;
   } else if (isLocalhostName(url.hostname)) {
-    return `The callback URL's host ${url.hostname} is a loopback host name; ${PUBLIC_ONLY}.`;
+    return `The callback URL's host ${url.hostname} is a loopback host name; ${publicOnly(url.hostname, options)}.`;
   }
   return url;
 }
@@ -290,7 +297,7 @@ export async function validateCallbackUrl(
   if (!Array.isArray(addresses) || addresses.length === 0) return `The callback URL's host ${host} resolves to no address.`;
   for (const { address } of addresses) {
     const reason = forbiddenAddressReason(address);
-    if (reason !== null) return `The callback URL's host ${host} resolves to ${String(address)}, ${reason}; ${PUBLIC_ONLY}.`;
+    if (reason !== null) return `The callback URL's host ${host} resolves to ${String(address)}, ${reason}; ${publicOnly(host, options)}.`;
   }
   return url;
 }

@@ -44,7 +44,8 @@ export class DeliverySender {
    * for long. Either way no request leaves the process and no answer is read.
    */
   async deliver(claimed: ClaimedDelivery): Promise<void> {
-    const url = checkCallbackUrl(claimed.endpoint.url, { production: this.config.production, allowedHosts: this.config.allowedHosts });
+    const { production, allowedHosts, allowedHostsSetting } = this.config;
+    const url = checkCallbackUrl(claimed.endpoint.url, { production, allowedHosts, ...(allowedHostsSetting === undefined ? {} : { allowedHostsSetting }) });
     if (typeof url === 'string') return this.refuse(claimed, url);
     const { delivery, event, endpoint } = claimed;
     const body = JSON.stringify(event);

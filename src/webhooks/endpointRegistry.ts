@@ -57,8 +57,13 @@ export class EndpointRegistry {
 
   async register(input: EndpointInput): Promise<{ endpoint: EndpointView; secret: string }> {
     if (input === null || typeof input !== 'object') throw new WebhookError('register needs { url, events }.', ErrorCode.BadUserInput);
-    const { production, allowedHosts, lookupAll } = this.config;
-    const url = await validateCallbackUrl(input.url, { production, allowedHosts, ...(lookupAll === undefined ? {} : { lookup: lookupAll }) });
+    const { production, allowedHosts, allowedHostsSetting, lookupAll } = this.config;
+    const url = await validateCallbackUrl(input.url, {
+      production,
+      allowedHosts,
+      ...(allowedHostsSetting === undefined ? {} : { allowedHostsSetting }),
+      ...(lookupAll === undefined ? {} : { lookup: lookupAll }),
+    });
     if (typeof url === 'string') throw new WebhookError(url, ErrorCode.WebhookInvalidUrl);
     const events = checkEvents(input.events, this.config.eventTypes);
     const description = input.description ?? null;

@@ -19,6 +19,8 @@ export interface WebhooksOptions {
   production?: boolean;
   /** Hosts exempt from the private-address rule (for receivers on your own network, and tests); checked at registration and at every attempt. */
   allowedHosts?: ReadonlyArray<string>;
+  /** How an operator sets allowedHosts (an environment variable, a config key), named when a host is refused. */
+  allowedHostsSetting?: string;
   /** The resolver, at registration and at every connection (default dns.lookup); tests give a fake one. */
   lookup?: LookupFunction;
   /** Seconds before each retry (default Standard Webhooks': 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
@@ -42,6 +44,7 @@ export interface WebhooksConfig {
   readonly eventTypes: ReadonlyArray<string>;
   readonly production: boolean;
   readonly allowedHosts: ReadonlyArray<string>;
+  readonly allowedHostsSetting: string | undefined;
   readonly schedule: ReadonlyArray<number>;
   readonly jitter: number;
   readonly attemptTimeoutMs: number;
@@ -73,6 +76,7 @@ export function readWebhooksOptions(options: WebhooksOptions): WebhooksConfig {
     eventTypes,
     production: options.production ?? process.env.NODE_ENV === 'production',
     allowedHosts: [...(options.allowedHosts ?? [])],
+    allowedHostsSetting: options.allowedHostsSetting,
     schedule,
     jitter,
     attemptTimeoutMs,
