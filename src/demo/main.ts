@@ -14,6 +14,24 @@ import type { Webhooks } from '../webhooks/webhooks.ts';
 import { createDemoContext, createDemoData, demoSchema } from './librarySchema.ts';
 import { DEMO_RESOURCES, DEMO_RESOURCES_V2 } from './resources.ts';
 
+/** The first query of the README's tour, as GraphiQL first shows it. */
+const TOUR_QUERY = `# The README's tour: run this, then open the Trace panel (left bar),
+# tick "Trace each request" and run it again.
+{
+  books(limit: 3) {
+    items {
+      title
+      author {
+        name
+        books {
+          title
+        }
+      }
+    }
+  }
+}
+`;
+
 let port: number;
 let host: string;
 try {
@@ -41,6 +59,8 @@ try {
   const security = demoSecurity(process.env);
   server = createServer({
     schema: demoSchema,
+    // GraphiQL opens on the README tour's first query (and stays off in production).
+    graphiql: security.production ? false : { defaultQuery: TOUR_QUERY },
     context: (_request, { identity }) => createDemoContext(data, identity),
     resources: [DEMO_RESOURCES, DEMO_RESOURCES_V2],
     ...security,
