@@ -136,3 +136,27 @@ describe('makeSchema: a resolver for something the SDL lacks is a build-time err
     });
   }
 });
+
+describe('makeSchema: SDL that cannot make a valid schema is refused at once, prefixed and located', () => {
+  it.each<[string, string | string[], string]>([
+    ['a type typo', 'type Query {\n  a: Strin\n}', 'makeSchema: Unknown type "Strin". Did you mean "String"? (at typeDefs line 2, column 6)'],
+    ['a syntax error', 'type Query { a: String', 'makeSchema: Syntax Error: Expected Name, found <EOF>. (at typeDefs line 1, column 23)'],
+    ['a type defined twice', 'type Query { a: String }\n\ntype Query { b: Int }', 'makeSchema: There can be only one type named "Query". (at typeDefs line 3, column 1)'],
+    ['an extension of nothing', 'type Query { a: String }\nextend type Nope { b: Int }', 'makeSchema: Cannot extend type "Nope" because it is not defined. (at typeDefs line 2, column 1)'],
+    ['a union of a scalar (valid SDL, invalid schema)', 'type Query { a: Foo }\nunion Foo = String', 'makeSchema: Union type Foo can only include Object types, it cannot include String. (at typeDefs line 2, column 13)'],
+    ['the second of several parts', ['type Query { a: String }', 'type Book {\n  title: Strng\n}'], 'makeSchema: Unknown type "Strng". Did you mean "String"? (at typeDefs[1] line 2, column 10)'],
+  ])('%s', (_title, typeDefs, message) => {
+    expect(() => makeSchema({ typeDefs })).toThrow(new TypeError(message));
+  });
+
+  it('lists every error the type system finds, one line each', () => {
+    expect(() => makeSchema({ typeDefs: 'type Query { a: Foo b: Bar }\nunion Foo = String\nunion Bar = Int' })).toThrow(
+      new TypeError(
+        [
+          'makeSchema: Union type Foo can only include Object types, it cannot include String. (at typeDefs line 2, column 13)',
+          'makeSchema: Union type Bar can only include Object types, it cannot include Int. (at typeDefs line 3, column 13)',
+        ].join('\n'),
+      ),
+    );
+  });
+});

@@ -18,8 +18,6 @@ import {
   GraphQLScalarType,
   GraphQLSchema,
   GraphQLUnionType,
-  buildASTSchema,
-  concatAST,
   isEnumType,
   isInputObjectType,
   isInterfaceType,
@@ -30,10 +28,10 @@ import {
   isScalarType,
   isSpecifiedScalarType,
   isUnionType,
-  parse,
   valueFromAST,
 } from 'graphql';
 import { COST_DIRECTIVES_SDL } from '../analysis/costDirectives.ts';
+import { buildSdlSchema, sdlDocument } from './sdlSchema.ts';
 import { withDirectiveDefinitions } from '../language/schemaDirectives.ts';
 import {
   DEFER_DIRECTIVE,
@@ -112,8 +110,8 @@ export interface MakeSchemaConfig extends AuthorizationConfig {
  */
 export function makeSchema(config: MakeSchemaConfig): GraphQLSchema {
   // The engine's directives (@cost, @listSize, @auth) may be used without being declared.
-  const document = withDirectiveDefinitions(toDocument(config.typeDefs), COST_DIRECTIVES_SDL + AUTH_DIRECTIVE_SDL);
-  const base = buildASTSchema(document);
+  const document = withDirectiveDefinitions(sdlDocument(config.typeDefs), COST_DIRECTIVES_SDL + AUTH_DIRECTIVE_SDL);
+  const base = buildSdlSchema(document);
   const resolvers = mergeResolverMaps(config.resolvers);
   checkResolversMatchSchema(base, resolvers);
   const authorization = checkAuthorization(base, config);
@@ -139,14 +137,6 @@ function withIncrementalDirectives(schema: GraphQLSchema): GraphQLSchema {
   const complete = missing.length === 0 ? schema : new GraphQLSchema({ ...schema.toConfig(), directives: [...schema.getDirectives(), ...missing] });
   enableIncrementalDelivery(complete);
   return complete;
-}
-
-function toDocument(typeDefs: MakeSchemaConfig['typeDefs']): DocumentNode {
-  const parts = Array.isArray(typeDefs) ? typeDefs : [typeDefs];
-  if (parts.length === 0) {
-    throw new TypeError('makeSchema: typeDefs must contain at least one SDL document.');
-  }
-  return concatAST(parts.map((part) => (typeof part === 'string' ? parse(part) : (part as DocumentNode))));
 }
 
 /** Several resolver maps (one per module, as users split them) merge type by type. */
