@@ -120,8 +120,14 @@ function runExecutionGroup(part: IncrementalExecution, fields: ReadonlyArray<Fie
   };
   if (part.scheduler !== null) runAsTask(part.scheduler, run);
   else run();
-  return settlePart(part.response() as PromiseOrValue<unknown>) as PromiseOrValue<ExecutionGroupResult>;
+  const outcome = settlePart(part.response() as PromiseOrValue<unknown>) as PromiseOrValue<ExecutionGroupResult>;
+  // graphql 17 finishes a pending group through a Promise.all over its fields and a `then` that
+  // builds the object from them: two steps after its last field settles. The same two steps here
+  // keep each group in the same payload as there (what is ready is what is sent together).
+  return outcome instanceof Promise ? outcome.then(same).then(same) : outcome;
 }
+
+const same = <T>(value: T): T => value;
 
 /** A part's outcome as a value, or (when an error reached its top) as a failure: thrown, or a rejection. */
 export function settlePart(outcome: PromiseOrValue<unknown>): PromiseOrValue<unknown> {
