@@ -322,6 +322,8 @@ export const libraryRelations = {
 export const demoSchema = makeSchema({
   typeDefs: demoTypeDefs,
   roles: DEMO_ROLES,
+  // @defer and @stream: a page asks for a book's reviews later, a long list item by item.
+  incremental: true,
   resolvers: {
     Date: DateScalar,
     Genre: { FICTION: 'f', SCIENCE: 's', HISTORY: 'h' },

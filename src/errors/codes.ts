@@ -117,6 +117,7 @@ export const ERROR_CODES = {
   PersistedQueryNotAllowed: entry('PERSISTED_QUERY_NOT_ALLOWED', 400, [Request], 'Under `trustedDocuments`: a document that is not in the manifest.', 'security.md#trusted-documents'),
   PersistedQueryNotSupported: entry('PERSISTED_QUERY_NOT_SUPPORTED', 400, [Request], 'A persisted-query hash sent to a server with `persistedQueries: false`.', 'security.md#trusted-documents'),
   SubscriptionOverHttp: entry('SUBSCRIPTION_NOT_SUPPORTED', 400, [Request], 'A subscription sent as a plain HTTP request: use a WebSocket or `Accept: text/event-stream`.', HTTP_DOC),
+  IncrementalNotAcceptable: entry('INCREMENTAL_DELIVERY_NOT_ACCEPTABLE', 406, [Request], 'An operation whose `@defer` or `@stream` applies, on a request that cannot carry incremental payloads: an HTTP Accept without `multipart/mixed`, or a batch item.', HTTP_DOC),
   SubscriptionVariablesLimit: entry('SUBSCRIPTION_VARIABLES_LIMIT_EXCEEDED', 400, [Request], "The client's open subscriptions already keep `maxSubscriptionBytesPerClient` characters of variables.", HTTP_DOC),
   TraceNotAllowed: entry('TRACE_NOT_ALLOWED', 400, [Request], 'The request asked for `extensions.trace` and the server does not give traces.', HTTP_DOC),
   InternalServerError: entry('INTERNAL_SERVER_ERROR', 500, [Execution, Http, Resource], 'A resolver failed without a code of its own, or the server failed outside execution.', HTTP_DOC),

@@ -11,6 +11,7 @@ import type { Analysis } from '../analysis/analyze.ts';
 import type { Limits } from '../analysis/limits.ts';
 import { ErrorCode, codedError, withCode } from '../errors/codes.ts';
 import type { LogEntry } from '../observability/logEntry.ts';
+import type { InitialPayload, SubsequentPayload } from './outcomes.ts';
 
 export class ResultFinisher {
   constructor(
@@ -38,6 +39,35 @@ export class ResultFinisher {
     }
     const trace = result.extensions?.['trace'];
     if (trace !== undefined) (finished.extensions ??= {})['trace'] = trace;
+    return finished;
+  }
+
+  /**
+   * The first payload of an incremental delivery: its errors coded and masked as a result's,
+   * the cost report added. What the executor measured of the cost (`actual`) is reported when it
+   * reports it; the later payloads carry no cost.
+   */
+  finishInitial(payload: InitialPayload, analysis: Analysis | null, requestId: string | undefined): InitialPayload {
+    const errors = payload.errors?.map((error) => this.fieldError(error, requestId));
+    const finished: { -readonly [K in keyof InitialPayload]: InitialPayload[K] } = errors === undefined ? { ...payload } : { ...payload, errors };
+    if (this.reportCost && analysis !== null) {
+      const actual = (payload.extensions?.['cost'] as { actual?: number } | undefined)?.actual;
+      const limit = this.limits.cost === false ? null : this.limits.cost;
+      finished.extensions = { ...payload.extensions, cost: actual === undefined ? { requested: analysis.cost, limit } : { requested: analysis.cost, actual, limit } };
+    }
+    return finished;
+  }
+
+  /** A later payload: the errors of its parts (`incremental[].errors`, `completed[].errors`) coded and masked; unchanged when it has none. */
+  finishSubsequent(payload: SubsequentPayload, requestId: string | undefined): SubsequentPayload {
+    const finish = <P extends { readonly errors?: ReadonlyArray<GraphQLError> }>(part: P): P =>
+      part.errors === undefined ? part : { ...part, errors: part.errors.map((error) => this.fieldError(error, requestId)) };
+    const { incremental, completed, errors } = payload;
+    if (errors === undefined && !incremental?.some((part) => part.errors !== undefined) && !completed?.some((part) => part.errors !== undefined)) return payload;
+    const finished: { -readonly [K in keyof SubsequentPayload]: SubsequentPayload[K] } = { ...payload };
+    if (incremental !== undefined) finished.incremental = incremental.map(finish);
+    if (completed !== undefined) finished.completed = completed.map(finish);
+    if (errors !== undefined) finished.errors = errors.map((error) => this.fieldError(error, requestId));
     return finished;
   }
 

@@ -4,15 +4,19 @@
  *
  *   result        a GraphQL result: executed, or refused with request errors (no `data`)
  *   stream        a subscription's response stream: one finished result per event
+ *   incremental   an operation whose `@defer`/`@stream` applies: its first payload, then the others
  *   notAllowed    an operation this request may not carry (a mutation over GET)
  *   rateLimited   refused by the rate limiter before anything ran
  */
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import type { SelectionPlan } from '../execution/plan.ts';
+import type { CompletedResult, IncrementalResult, PendingResult } from '../execution/incremental/publisher.ts';
+import type { LegacyIncrementalResult } from '../execution/incremental/legacyPublisher.ts';
+import type { IncrementalFormat } from './request.ts';
 import type { RateRefusal, RateStanding } from '../ratelimit/rateLimiter.ts';
 import type { OperationDenials } from '../security/access.ts';
 
-export type OperationOutcome = OperationResult | OperationStream | NotAllowed | RateLimited;
+export type OperationOutcome = OperationResult | OperationStream | OperationIncremental | NotAllowed | RateLimited;
 
 export interface OperationResult {
   readonly kind: 'result';
@@ -39,6 +43,40 @@ export interface OperationStream {
   readonly stream: AsyncGenerator<ExecutionResult, void, void>;
   /** The caller's rate-limit standing, when limits are on. */
   readonly rate?: RateStanding;
+}
+
+/**
+ * An operation delivered incrementally (`@defer`, `@stream`): its first payload, finished, and
+ * the later ones, each finished as it comes (codes, masking; the cost report is on the first).
+ * Closing `subsequent` early (`return()`) stops the rest of the work and aborts the operation's
+ * signal; a transport whose client goes away must call it. The operation's timeout runs from its
+ * start to its last payload (server/incrementalDelivery.ts).
+ */
+export interface OperationIncremental {
+  readonly kind: 'incremental';
+  /** The format the payloads are in (the request's `incremental`). */
+  readonly format: IncrementalFormat;
+  readonly initial: InitialPayload;
+  readonly subsequent: AsyncGenerator<SubsequentPayload, void, void>;
+  /** The caller's rate-limit standing, when limits are on. */
+  readonly rate?: RateStanding;
+}
+
+/** The first payload: the result without what is deferred, with `hasNext: true` (and `pending`, in the current format). */
+export interface InitialPayload extends ExecutionResult {
+  readonly pending?: ReadonlyArray<PendingResult>;
+  readonly hasNext: true;
+}
+
+/** A later payload, in either format; the last has `hasNext: false`. */
+export interface SubsequentPayload {
+  readonly hasNext: boolean;
+  readonly pending?: ReadonlyArray<PendingResult>;
+  readonly incremental?: ReadonlyArray<IncrementalResult | LegacyIncrementalResult>;
+  readonly completed?: ReadonlyArray<CompletedResult>;
+  /** Only on the last payload of an operation cut short (its timeout, a failure) when no pending part can carry the error. */
+  readonly errors?: ReadonlyArray<GraphQLError>;
+  readonly extensions?: Record<string, unknown>;
 }
 
 /** An operation this request may not carry: a mutation over GET. */
@@ -75,6 +113,8 @@ export function withStanding(outcome: OperationOutcome, standing: RateStanding):
     }
     case 'stream':
       return { kind: 'stream', stream: outcome.stream, rate: standing };
+    case 'incremental':
+      return { ...outcome, rate: standing };
     case 'notAllowed':
     case 'rateLimited':
       return outcome;

@@ -18,7 +18,10 @@
  *                  refused (onDenied: 'reject', 403)                                       authorize()
  *   admit (cost)   with a cost budget: the request and its cost in one charge ─ 429 / 503  admitCost()
  *   execute        context factory, then the executor within the timeout ─ TIMEOUT, the
- *                  signal aborted on timeout or client gone; or subscribe                  execute()
+ *                  signal aborted on timeout or client gone; or subscribe; or, where a
+ *                  @defer/@stream applies, the incremental executor (incrementalDelivery.ts),
+ *                  refused earlier where the request cannot carry its payloads ─
+ *                  INCREMENTAL_DELIVERY_NOT_ACCEPTABLE                                  execute()
  *   finish         codes on every error, masking in production, the cost report            finish()
  *
  * Rate limits (ratelimit/rateLimiter.ts) are charged once per operation, in one of two places:
@@ -69,8 +72,10 @@ import { PreparationQueue } from './preparationQueue.ts';
 import { ResultFinisher } from './finishResult.ts';
 import { DefaultContext, OperationAbort } from './operationScope.ts';
 import type { OperationScope } from './operationScope.ts';
+import { executeIncrementally } from './incrementalDelivery.ts';
+import type { IncrementalOptions } from './incrementalDelivery.ts';
 import { rateLimited, requestErrors, withStanding } from './outcomes.ts';
-import type { NotAllowed, OperationOutcome, OperationResult, OperationStream } from './outcomes.ts';
+import type { NotAllowed, OperationIncremental, OperationOutcome, OperationResult, OperationStream } from './outcomes.ts';
 import { introspectionRolesOf, onDeniedOf, rateLimitOptions, trustProxyOf } from './pipelineOptions.ts';
 import type { PipelineOptions } from './pipelineOptions.ts';
 import { ReadyOperation } from './readyOperation.ts';
@@ -80,9 +85,19 @@ import { SubscriptionGroups } from './sharedSubscriptions.ts';
 import { SubscriptionStarter } from './subscriptionStart.ts';
 
 export type { LogEntry, OperationScope, PipelineOptions };
-export type { KnownRequest, OperationRequest, RequestParams } from './request.ts';
+export type { IncrementalFormat, KnownRequest, OperationRequest, RequestParams } from './request.ts';
 export { SMALL_REQUEST, readParams } from './request.ts';
-export type { NotAllowed, OperationOutcome, OperationResult, OperationStream, RateLimited } from './outcomes.ts';
+export type {
+  InitialPayload,
+  NotAllowed,
+  OperationIncremental,
+  OperationOutcome,
+  OperationResult,
+  OperationStream,
+  RateLimited,
+  SubsequentPayload,
+} from './outcomes.ts';
+export { incrementalPayloads } from './incrementalDelivery.ts';
 export { DEFAULT_DOCUMENT_CACHE_BYTES };
 /** The public name of PromiseOrValue in this package's API before 0.2. */
 export type MaybePromise<T> = PromiseOrValue<T>;
@@ -191,6 +206,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   private readonly context: ((request: Raw, scope: OperationScope) => unknown) | undefined;
   private readonly finisher: ResultFinisher;
   private readonly subscriptions: SubscriptionStarter<Raw>;
+  private readonly incremental: IncrementalOptions;
 
   constructor(options: PipelineOptions<Raw>) {
     assertUsableSchema(options.schema, 'graphql-engine');
@@ -224,6 +240,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     this.context = options.context;
     this.finisher = new ResultFinisher(this.production, this.reportCost, this.limits, this.log);
     this.streamError = (error) => this.finisher.streamError(error);
+    this.incremental = { finisher: this.finisher, timeoutMs: this.timeoutMs, measureCost: this.reportCost, hideSuggestions: this.production };
     this.subscriptions = new SubscriptionStarter<Raw>({
       groups: options.shareSubscriptions === false ? null : new SubscriptionGroups(positiveInteger(options.subscriptionBufferSize ?? 1000, 'subscriptionBufferSize')),
       variableBytes: new ClientSlots(positiveInteger(options.maxSubscriptionBytesPerClient ?? 16 * 1024 * 1024, 'maxSubscriptionBytesPerClient')),
@@ -345,6 +362,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     const { identity } = request;
     if (ready.access !== (this.checksAccess ? accessFor(this.schema, identity) : null)) return false;
     if (ready.kind === 'mutation' ? request.readOnly : ready.kind === 'subscription' && request.streams !== true) return false;
+    if (ready.defers && request.incremental === undefined) return false;
     if (ready.introspects && !this.mayIntrospect(identity)) return false;
     const { params } = request;
     // A persisted query's registration (hash and query) seen before: registered again, in case
@@ -367,7 +385,8 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     if (!(chosen instanceof OperationPlan)) return chosen;
     const limited = this.withinLimits(request, prepared, chosen);
     if ('kind' in limited) return limited;
-    const ready = this.authorize(request, chosen, limited);
+    if (chosen.incremental && request.incremental === undefined && limited.analysis !== null && limited.analysis.incremental > 0) return incrementalNotAcceptable();
+    const ready = this.authorize(request, chosen, limited, prepared);
     if (known !== undefined && ready instanceof ReadyOperation) known.ready = ready;
     return ready;
   }
@@ -438,7 +457,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
    * The operation planned for the caller's grants (security/access.ts): a field the caller may
    * not use resolves to null with FORBIDDEN, or under onDenied: 'reject' refuses the operation.
    */
-  private authorize(request: OperationRequest<Raw>, chosen: OperationPlan, limited: WithinLimits): ReadyOperation | OperationResult {
+  private authorize(request: OperationRequest<Raw>, chosen: OperationPlan, limited: WithinLimits, prepared: PreparedDocument): ReadyOperation | OperationResult {
     const access: GrantAccess | null = this.checksAccess ? accessFor(this.schema, request.identity) : null;
     const plan = chosen.forAccess(access);
     if (this.onDenied === 'reject' && access !== null) {
@@ -450,7 +469,8 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
       if (denied.errors.length > 0) return { kind: 'result', result: { errors: [...denied.errors] }, requestError: true, denied };
     }
     const { analysis, introspects } = limited;
-    return new ReadyOperation(plan, access, chosen.operation.operation, introspects, analysis, isSmall(analysis) ? plan.root : null);
+    const defers = chosen.incremental && analysis !== null && analysis.incremental > 0;
+    return new ReadyOperation(plan, access, chosen.operation.operation, introspects, analysis, isSmall(analysis) ? plan.root : null, defers, prepared.document!);
   }
 
   // ── admit (cost) ────────────────────────────────────────────────────────────────────────────
@@ -482,7 +502,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   }
 
   /** What the execution did not spend of the cost charged, given back; the result says where the budget stands. */
-  private refund(outcome: OperationResult | OperationStream, limiter: RateLimiter, admission: RateStanding, key: string, charged: number): OperationOutcome {
+  private refund(outcome: OperationResult | OperationStream | OperationIncremental, limiter: RateLimiter, admission: RateStanding, key: string, charged: number): OperationOutcome {
     if (outcome.kind !== 'result') return withStanding(outcome, admission);
     const cost = outcome.result.extensions?.['cost'] as { actual?: number } | undefined;
     const standing = cost?.actual === undefined ? admission : limiter.refund(admission, key, charged - Math.max(cost.actual, 1));
@@ -495,7 +515,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   // ── execute ─────────────────────────────────────────────────────────────────────────────────
 
   /** Makes the operation's context, then executes it (or subscribes: shared, see sharedSubscriptions.ts). */
-  private execute(ready: ReadyOperation, request: OperationRequest<Raw>, rate: RateStanding | undefined): PromiseOrValue<OperationResult | OperationStream> {
+  private execute(ready: ReadyOperation, request: OperationRequest<Raw>, rate: RateStanding | undefined): PromiseOrValue<OperationResult | OperationStream | OperationIncremental> {
     if (ready.kind === 'subscription') {
       const started = this.subscriptions.start(ready, request);
       return rate === undefined || !(started instanceof Promise) ? started : started.then((outcome) => withStanding(outcome, rate));
@@ -519,7 +539,8 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     abort: OperationAbort,
     contextValue: unknown,
     rate: RateStanding | undefined,
-  ): PromiseOrValue<OperationResult> {
+  ): PromiseOrValue<OperationResult | OperationIncremental> {
+    if (ready.defers) return executeIncrementally(this.incremental, ready, request, abort, contextValue, rate, (result) => this.finish(result, ready, request, null, rate));
     const trace = isTraced(request.params);
     const executed = executePlan(ready.plan, {
       variableValues: request.params.variables,
@@ -594,4 +615,18 @@ function after<T, U>(value: PromiseOrValue<T>, next: (settled: T) => PromiseOrVa
  */
 function isSmall(analysis: Analysis | null): boolean {
   return analysis !== null && analysis.nodes === 0 && analysis.fields <= SMALL_RESULT_FIELDS;
+}
+
+/**
+ * An operation whose @defer or @stream applies, on a request that cannot carry incremental
+ * payloads. Only an HTTP request can be one (Server-Sent Events and WebSockets carry them, and
+ * resource routes that defer are refused at start), so the message says what to send over HTTP.
+ */
+function incrementalNotAcceptable(): OperationResult {
+  return requestErrors([
+    codedError(
+      'This operation defers or streams part of its result (@defer, @stream): send it on its own, not in a batch, with the header "Accept: multipart/mixed; incrementalSpec=v0.2" (or "multipart/mixed; deferSpec=20220824" for the 2022 format).',
+      ErrorCode.IncrementalNotAcceptable,
+    ),
+  ]);
 }

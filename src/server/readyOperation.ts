@@ -4,7 +4,7 @@
  * and what a known request keeps so that the same text from the same kind of caller skips
  * straight to execution.
  */
-import type { OperationDefinitionNode } from 'graphql';
+import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import type { Analysis } from '../analysis/analyze.ts';
 import type { OperationPlan, SelectionPlan } from '../execution/plan.ts';
 import type { GrantAccess } from '../security/access.ts';
@@ -21,5 +21,13 @@ export class ReadyOperation {
     readonly analysis: Analysis | null,
     /** The root selection plan when the result is small, whose generated writer writes `data`. */
     readonly writer: SelectionPlan | null,
+    /**
+     * Whether a `@defer` or `@stream` of it applies, given the request's variables (the
+     * analysis counts them): such an operation runs through the incremental executor, and only
+     * on a request that can carry its payloads.
+     */
+    readonly defers: boolean,
+    /** The validated document the operation is in (the incremental executor plans from it, and finds the same plan). */
+    readonly document: DocumentNode,
   ) {}
 }

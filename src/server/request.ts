@@ -23,6 +23,9 @@ export interface RequestParams {
   readonly documentId?: string;
 }
 
+/** The formats of incremental delivery a transport can carry (OperationRequest.incremental). */
+export type IncrementalFormat = 'current' | 'legacy';
+
 /** One operation to run, as a transport hands it over. */
 export interface OperationRequest<Raw = unknown> {
   readonly params: RequestParams;
@@ -36,6 +39,13 @@ export interface OperationRequest<Raw = unknown> {
    * subscription then gets a stream; else it is refused with SUBSCRIPTION_NOT_SUPPORTED.
    */
   readonly streams?: boolean;
+  /**
+   * Whether the transport can carry incremental payloads (`@defer`, `@stream`), and in which
+   * format: 'current' (graphql 17's `experimentalExecuteIncrementally`, `incrementalSpec=v0.2`)
+   * or 'legacy' (its `legacyExecuteIncrementally`, `deferSpec=20220824`). Unset, an operation
+   * whose `@defer` or `@stream` applies is refused with INCREMENTAL_DELIVERY_NOT_ACCEPTABLE.
+   */
+  readonly incremental?: IncrementalFormat;
   /** What a WebSocket client sent with `connection_init`, for the context factory. */
   readonly connectionParams?: Readonly<Record<string, unknown>>;
   /** Where the request came from (socket peer, X-Forwarded-For): who an anonymous caller is counted as. */

@@ -4,7 +4,7 @@
  * if the rate limiter asks (for an anonymous caller).
  */
 import type { OperationTypeNode } from 'graphql';
-import type { OperationRequest, RequestParams } from '../server/pipeline.ts';
+import type { IncrementalFormat, OperationRequest, RequestParams } from '../server/pipeline.ts';
 import type { ClientInfo } from '../ratelimit/rateLimiter.ts';
 import type { Identity } from '../security/identity.ts';
 
@@ -27,18 +27,28 @@ export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
   readonly readOnly: boolean;
   readonly streams: boolean;
   readonly uncharged: boolean;
+  readonly incremental: IncrementalFormat | undefined;
   /** The chosen operation's type and name, once the pipeline has chosen it. */
   operationType: OperationTypeNode | null;
   operationName: string | undefined;
   private readonly request: HttpRequestLike<Raw>;
 
-  constructor(request: HttpRequestLike<Raw>, identity: Identity, params: RequestParams, readOnly: boolean, streams: boolean, uncharged = false) {
+  constructor(
+    request: HttpRequestLike<Raw>,
+    identity: Identity,
+    params: RequestParams,
+    readOnly: boolean,
+    streams: boolean,
+    uncharged = false,
+    incremental: IncrementalFormat | undefined = undefined,
+  ) {
     this.params = params;
     this.identity = identity;
     this.raw = request.raw;
     this.readOnly = readOnly;
     this.streams = streams;
     this.uncharged = uncharged;
+    this.incremental = incremental;
     this.request = request;
     this.operationType = null;
     this.operationName = undefined;

@@ -35,17 +35,23 @@ export class EventStream {
   private readonly stopped: Promise<typeof STOPPED>;
   private stop!: () => void;
 
-  /** A stream of one result (a query, a mutation, a request error), or of a subscription's results. */
   /** Told once, when the stream is over (its end written, or the client gone): gives back the client's slot. */
   private onEnd: (() => void) | null;
+  private readonly isSubscription: boolean;
 
+  /**
+   * A stream of one result (a query, a mutation, a request error), of an incremental delivery's
+   * payloads, or of a subscription's results (`subscription`).
+   */
   constructor(
     results: ExecutionResult | AsyncGenerator<ExecutionResult, void, void>,
     heartbeatMs: number,
     streamError: (error: unknown) => GraphQLError,
     onEnd: (() => void) | null = null,
+    subscription = true,
   ) {
     this.onEnd = onEnd;
+    this.isSubscription = subscription;
     this.heartbeatMs = heartbeatMs;
     this.streamError = streamError;
     this.stopped = new Promise((resolve) => {
@@ -59,9 +65,9 @@ export class EventStream {
     }
   }
 
-  /** Whether it serves a subscription's results (rather than one result sent as events). */
+  /** Whether it serves a subscription's results (rather than one result, or an incremental delivery's payloads, sent as events). */
   get subscription(): boolean {
-    return this.source !== null;
+    return this.source !== null && this.isSubscription;
   }
 
   /** The next chunk of text to write, or null when the stream is over. */

@@ -16,14 +16,17 @@
  *   respond: application/graphql-response+json (400 when there is no data, 403 when the
  *            operation was refused for its fields) or application/json (200), ETag and 304
  *            for GET, RateLimit-Policy and RateLimit when limits are on, CORS headers for listed
- *            origins; or, for `Accept: text/event-stream`, Server-Sent Events (eventStream.ts)
+ *            origins; or, for `Accept: text/event-stream`, Server-Sent Events (eventStream.ts);
+ *            an operation whose @defer/@stream applies: multipart/mixed (multipartStream.ts),
+ *            or Server-Sent Events, one payload each; without an Accept for either, 406
+ *            INCREMENTAL_DELIVERY_NOT_ACCEPTABLE
  *
  * Media types and status codes follow the GraphQL-over-HTTP specification.
  */
 import { GraphQLError } from 'graphql';
 import type { ExecutionResult } from 'graphql';
 import { checkBatchSize } from '../../analysis/limits.ts';
-import { ErrorCode, codedError } from '../../errors/codes.ts';
+import { ErrorCode, codedError, httpStatus } from '../../errors/codes.ts';
 import { LruCache } from '../../jsutils/lruCache.ts';
 import { positiveInteger } from '../../jsutils/positiveInteger.ts';
 import type { PromiseOrValue } from '../../jsutils/promiseOrValue.ts';
@@ -38,9 +41,11 @@ import { ANONYMOUS } from '../../security/identity.ts';
 import type { Identity } from '../../security/identity.ts';
 import { ClientSlots } from '../../server/clientSlots.ts';
 import { unreachable } from '../../server/outcomes.ts';
-import { SMALL_REQUEST, createPipeline, readParams } from '../../server/pipeline.ts';
+import { SMALL_REQUEST, createPipeline, incrementalPayloads, readParams } from '../../server/pipeline.ts';
 import type {
+  IncrementalFormat,
   KnownRequest,
+  OperationIncremental,
   OperationOutcome,
   OperationPipeline,
   OperationRequest,
@@ -57,7 +62,9 @@ import { createGraphiql } from './graphiql.ts';
 import type { GraphiqlOptions } from './graphiql.ts';
 import { EtagMemo, addRateHeaders, clientInfo, etagOf, headerOf, matchesEtag } from '../httpHeaders.ts';
 import { HttpOperation } from '../httpOperation.ts';
-import { EVENT_STREAM, GRAPHQL_RESPONSE, JSON_RESPONSE, checkContentType, negotiate, paramsFromQueryString } from './mediaTypes.ts';
+import { EVENT_STREAM, GRAPHQL_RESPONSE, JSON_RESPONSE, MULTIPART, checkContentType, negotiate, paramsFromQueryString } from './mediaTypes.ts';
+import type { Accepted } from './mediaTypes.ts';
+import { MultipartStream } from './multipartStream.ts';
 import { ENDPOINT_METHODS, RESOURCE_METHODS, Router } from './router.ts';
 import type { Route } from './router.ts';
 import type { PlainRequest } from '../plainRequest.ts';
@@ -71,8 +78,11 @@ export interface ResponseInit {
   headers: Record<string, string>;
 }
 
-/** A response: its body (text, none, or Server-Sent Events written as they come) and status and headers. */
-export type HandlerResponse = [body: string | null | EventStream, init: ResponseInit];
+/**
+ * A response: its body (text, none, or chunks written as they come: Server-Sent Events, or the
+ * parts of a multipart/mixed incremental delivery) and status and headers.
+ */
+export type HandlerResponse = [body: string | null | EventStream | MultipartStream, init: ResponseInit];
 
 export interface HandlerOptions<Raw = unknown> extends PipelineOptions<Raw> {
   /** Where the endpoint is (default `/graphql`). */
@@ -207,8 +217,8 @@ class GraphQLOverHttp<Raw> {
       const refused = this.csrf(request.headers);
       if (refused !== null) return httpFailure(ErrorCode.CsrfPrevented, refused);
     }
-    const mediaType = negotiate(headerOf(request.headers, 'accept'));
-    if (mediaType === null) {
+    const accepted = negotiate(headerOf(request.headers, 'accept'));
+    if (accepted === null) {
       return httpFailure(ErrorCode.NotAcceptable, 'The Accept header allows neither application/graphql-response+json nor application/json.');
     }
     if (method === 'POST') {
@@ -216,17 +226,20 @@ class GraphQLOverHttp<Raw> {
       if (unsupported !== null) return httpFailure(ErrorCode.UnsupportedMediaType, unsupported);
     }
     const identity = this.pipeline.authenticate(request.headers);
-    if (identity instanceof Promise) return identity.then((settled) => this.authenticated(request, mediaType, settled));
-    return this.authenticated(request, mediaType, identity);
+    if (identity instanceof Promise) return identity.then((settled) => this.authenticated(request, accepted, settled));
+    return this.authenticated(request, accepted, identity);
   }
 
   /** Once the caller is known: read the request's operations and run them. */
-  private authenticated(request: PlainRequest<Raw>, mediaType: string, identity: Identity | AuthError): PromiseOrValue<HandlerResponse> {
+  private authenticated(request: PlainRequest<Raw>, accepted: Accepted, identity: Identity | AuthError): PromiseOrValue<HandlerResponse> {
     if (identity instanceof AuthError) return this.refusedCredential(request, identity);
+    const mediaType = accepted.mediaType;
     const streams = mediaType === EVENT_STREAM;
     const read = this.readRequest(request);
     if (read instanceof GraphQLError) return graphqlFailure(mediaType, read);
-    if (!Array.isArray(read)) return this.respondTo(request, mediaType, this.pipeline.run(operationRequest(request, identity, read.params, streams), read));
+    if (!Array.isArray(read)) {
+      return this.respondTo(request, mediaType, this.pipeline.run(operationRequest(request, identity, read.params, streams, accepted.incremental), read));
+    }
     if (streams) {
       return graphqlFailure(mediaType, codedError('A batch cannot be sent as Server-Sent Events; send one operation per request.', ErrorCode.BadRequest));
     }
@@ -263,7 +276,8 @@ class GraphQLOverHttp<Raw> {
         results.push({ errors: [params] });
         continue;
       }
-      const outcome = await this.pipeline.run(operationRequest(request, identity, params, false));
+      // Never incremental: an item whose @defer or @stream applies is refused in its place.
+      const outcome = await this.pipeline.run(operationRequest(request, identity, params, false, undefined));
       switch (outcome.kind) {
         case 'notAllowed':
           return notAllowedAnswer(outcome.operation);
@@ -276,6 +290,11 @@ class GraphQLOverHttp<Raw> {
           // A batch's operations are never sent as streams: a subscription is refused as a result.
           standing = outcome.rate ?? standing;
           if (outcome.kind === 'result') results.push(outcome.result);
+          break;
+        case 'incremental':
+          // Cannot happen (the item carried no incremental format); closed all the same.
+          void outcome.subsequent.return().catch(() => undefined);
+          results.push(outcome.initial);
           break;
         default:
           return unreachable(outcome);
@@ -297,6 +316,9 @@ class GraphQLOverHttp<Raw> {
         return this.respondWith(request, mediaType, outcome.result, outcome, outcome.rate);
       case 'stream':
         return this.eventStreamResponse(request, outcome);
+      case 'incremental':
+        if (mediaType === EVENT_STREAM) return this.eventStreamResponse(request, outcome);
+        return this.multipartResponse(new MultipartStream(outcome.initial, outcome.subsequent, this.pipeline.streamError), outcome.rate);
       case 'notAllowed':
         return notAllowedAnswer(outcome.operation);
       case 'rateLimited':
@@ -321,7 +343,7 @@ class GraphQLOverHttp<Raw> {
   ): HandlerResponse {
     const writer = outcome?.writer ?? null;
     const body = writer !== null && !Array.isArray(results) ? smallResultText(results, writer) : JSON.stringify(results);
-    const status = mediaType !== GRAPHQL_RESPONSE || outcome === null || !outcome.requestError ? 200 : outcome.denied !== undefined ? 403 : 400;
+    const status = outcome === null || !outcome.requestError ? 200 : requestErrorStatus(mediaType, outcome);
     const headers: Record<string, string> = standing === undefined ? { 'content-type': mediaType } : withRateHeaders(mediaType, standing);
     const denied = outcome?.denied;
     if (denied !== undefined && denied.missingScopes.length > 0) {
@@ -348,8 +370,16 @@ class GraphQLOverHttp<Raw> {
     return memo;
   }
 
-  /** Server-Sent Events: a query's one result, a request error's, or a subscription's stream of them. */
-  private eventStreamResponse(request: PlainRequest<Raw>, outcome: OperationResult | OperationStream): HandlerResponse {
+  /** Incremental payloads (or one result) as multipart/mixed, each part written as soon as it is ready. */
+  private multipartResponse(body: MultipartStream, rate: RateStanding | undefined): HandlerResponse {
+    // X-Accel-Buffering: a proxy such as nginx would otherwise hold parts back to fill its buffer.
+    const headers: Record<string, string> = { 'content-type': MULTIPART, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
+    if (rate !== undefined) addRateHeaders(headers, rate);
+    return [body, { status: 200, headers }];
+  }
+
+  /** Server-Sent Events: a query's one result, a request error's, a subscription's stream of them, or an incremental delivery's payloads. */
+  private eventStreamResponse(request: PlainRequest<Raw>, outcome: OperationResult | OperationStream | OperationIncremental): HandlerResponse {
     let release: (() => void) | null = null;
     if (outcome.kind === 'stream') {
       // A subscription holds a connection for as long as it lasts: a client may hold only so many.
@@ -359,7 +389,8 @@ class GraphQLOverHttp<Raw> {
         return httpFailure(ErrorCode.TooManyConnections, `This client has ${this.streamSlots.perClient} event streams open already.`, { 'retry-after': '5' });
       }
     }
-    const body = new EventStream(outcome.kind === 'stream' ? outcome.stream : outcome.result, this.heartbeatMs, this.pipeline.streamError, release);
+    const results = outcome.kind === 'stream' ? outcome.stream : outcome.kind === 'incremental' ? (incrementalPayloads(outcome) as AsyncGenerator<ExecutionResult, void, void>) : outcome.result;
+    const body = new EventStream(results, this.heartbeatMs, this.pipeline.streamError, release, outcome.kind === 'stream');
     // X-Accel-Buffering: a proxy such as nginx would otherwise hold events back to fill its buffer.
     const headers: Record<string, string> = { 'content-type': EVENT_STREAM, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
     if (outcome.rate !== undefined) addRateHeaders(headers, outcome.rate);
@@ -383,6 +414,25 @@ class GraphQLOverHttp<Raw> {
   }
 }
 
-function operationRequest<Raw>(request: PlainRequest<Raw>, identity: Identity, params: RequestParams, streams: boolean): OperationRequest<Raw> {
-  return new HttpOperation(request, identity, params, request.method === 'GET', streams);
+function operationRequest<Raw>(
+  request: PlainRequest<Raw>,
+  identity: Identity,
+  params: RequestParams,
+  streams: boolean,
+  incremental: IncrementalFormat | undefined,
+): OperationRequest<Raw> {
+  return new HttpOperation(request, identity, params, request.method === 'GET', streams, false, incremental);
+}
+
+/**
+ * The status of a request error: 406 for an operation whose @defer or @stream applies and an
+ * Accept that allows no incremental payloads, whatever the media type; else, under
+ * application/graphql-response+json, 403 for an operation refused for its fields and 400 for the
+ * rest; 200 under application/json (GraphQL over HTTP's legacy type).
+ */
+function requestErrorStatus(mediaType: string, outcome: OperationResult): number {
+  const code = outcome.result.errors?.[0]?.extensions['code'];
+  if (code === ErrorCode.IncrementalNotAcceptable) return httpStatus(code);
+  if (mediaType !== GRAPHQL_RESPONSE) return 200;
+  return outcome.denied !== undefined ? 403 : 400;
 }

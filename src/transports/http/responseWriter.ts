@@ -1,13 +1,14 @@
 /**
  * Writes the handler's `[body, init]` to a node response: a text body at once (as Latin-1 when
- * it is short ASCII, as bytes encoded in one pass when it is large), Server-Sent Events as the
- * stream gives them and never faster than the client reads. Every answer is observed (request
+ * it is short ASCII, as bytes encoded in one pass when it is large), Server-Sent Events and
+ * multipart payloads as the stream gives them and never faster than the client reads. Every answer is observed (request
  * log, metrics) as it is written, and while the server shuts down each one closes its connection.
  */
 import type { ServerResponse } from 'node:http';
 import type { LogEntry } from '../../observability/logEntry.ts';
 import type { RequestObserver } from '../../observability/observedRequest.ts';
 import { EventStream } from './eventStream.ts';
+import { MultipartStream } from './multipartStream.ts';
 import type { NodeRequest } from './nodeRequest.ts';
 
 export class ResponseWriter {
@@ -24,10 +25,10 @@ export class ResponseWriter {
   ) {}
 
   /** `request`: the answered request, when it is observed (for metrics and its request line). */
-  respond(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null | EventStream, request: NodeRequest | null): void {
+  respond(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null | EventStream | MultipartStream, request: NodeRequest | null): void {
     const observer = this.observer;
     if (res.headersSent || res.destroyed) {
-      if (body instanceof EventStream) body.close();
+      if (body instanceof EventStream || body instanceof MultipartStream) body.close();
       // The client left before its answer: counted and logged as 499, as proxies do.
       if (observer !== null && request !== null && !res.headersSent) observer.answered(request, 499, null, null);
       return;
@@ -35,6 +36,7 @@ export class ResponseWriter {
     if (observer !== null && request !== null) observer.answered(request, status, headers, body);
     if (this.closing) headers['connection'] = 'close';
     if (body instanceof EventStream) this.writeEvents(res, status, headers, body);
+    else if (body instanceof MultipartStream) this.writeStream(res, status, headers, body);
     else if (body === null) {
       res.writeHead(status, headers);
       res.end();
@@ -49,16 +51,22 @@ export class ResponseWriter {
    */
   private writeEvents(res: ServerResponse, status: number, headers: Record<string, string>, events: EventStream): void {
     this.eventStreams.add(events);
+    res.once('close', () => this.eventStreams.delete(events));
+    this.writeStream(res, status, headers, events);
+  }
+
+  /**
+   * A body written chunk by chunk (events, multipart payloads), each as soon as the stream gives
+   * it and the socket has drained; the client going away closes the stream.
+   */
+  private writeStream(res: ServerResponse, status: number, headers: Record<string, string>, stream: EventStream | MultipartStream): void {
     res.writeHead(status, headers);
-    // Clients wait for the headers before anything else: send them now, not with the first event.
+    // Clients wait for the headers before anything else: send them now, not with the first chunk.
     res.flushHeaders();
-    res.once('close', () => {
-      this.eventStreams.delete(events);
-      events.close();
-    });
+    res.once('close', () => stream.close());
     const pump = async (): Promise<void> => {
       for (;;) {
-        const chunk = await events.next();
+        const chunk = await stream.next();
         if (chunk === null || res.destroyed) break;
         if (!res.write(chunk)) await drained(res);
       }
@@ -67,7 +75,7 @@ export class ResponseWriter {
       if (this.closing) this.closeIdleConnections();
     };
     pump().catch((error: unknown) => {
-      this.log({ level: 'error', message: 'An event stream failed.', error });
+      this.log({ level: 'error', message: stream instanceof EventStream ? 'An event stream failed.' : 'A multipart response failed.', error });
       res.destroy();
     });
   }

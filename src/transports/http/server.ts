@@ -253,7 +253,8 @@ function shutdownOf(server: GraphQLServer, adapter: NodeAdapter, logger: JsonLog
     // own: they are ended now (event streams completing, their connections closed once written).
     adapter.writer.closing = true;
     server.closeIdleConnections();
-    for (const events of adapter.writer.eventStreams) events.finish();
+    // (An incremental delivery sent as events is an in-flight request: it finishes within the grace period.)
+    for (const events of adapter.writer.eventStreams) if (events.subscription) events.finish();
     // Once nothing runs any more: the rate limiter's and persisted queries' stores (Redis connections, timers); the last log lines.
     return Promise.all([httpClosed, adapter.websocket?.shutdown(graceMs)])
       .then(() => adapter.handle.pipeline.close())

@@ -39,8 +39,9 @@ export function rateLimitedAnswer(refusal: RateRefusal, versionHeaders: Record<s
 
 /**
  * The operation's outcome as the route's HTTP answer. A route's operation is a query run by GET
- * or a mutation run by another method, so it never comes to a subscription's stream or to a
- * method that may not carry it: those would be the server's fault.
+ * or a mutation run by another method, neither deferring nor streaming, so it never comes to a
+ * subscription's stream, to incremental payloads or to a method that may not carry it: those
+ * would be the server's fault.
  */
 export function answerOutcome(call: RouteCall, request: ResourceRequest<unknown>, outcome: OperationOutcome, prefix: string): ResourceResponse {
   switch (outcome.kind) {
@@ -48,6 +49,11 @@ export function answerOutcome(call: RouteCall, request: ResourceRequest<unknown>
       return resultAnswer(call, request, outcome, prefix);
     case 'rateLimited':
       return rateLimitedAnswer(outcome.refusal, call.versionHeaders);
+    case 'incremental':
+      // Routes that defer or stream are refused at start (resourceRoutes.ts), and a route's
+      // request carries no incremental format: closed, should it ever come.
+      void outcome.subsequent.return().catch(() => undefined);
+      return failure(ERROR_CODES.InternalServerError, 'The route did not run as an operation.', call.versionHeaders);
     case 'stream':
     case 'notAllowed':
       return failure(ERROR_CODES.InternalServerError, 'The route did not run as an operation.', call.versionHeaders);

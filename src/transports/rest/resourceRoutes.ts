@@ -15,7 +15,7 @@
  * when the operation has a single input-object variable not filled otherwise, the whole body
  * is that variable (`POST /books/{id}/reviews` with `{ "stars": 4 }` for `$review: ReviewInput!`).
  */
-import { GraphQLError, Kind, getNamedType, getNullableType, isInputObjectType, isListType, isScalarType, isEnumType, parse, typeFromAST, validate, valueFromAST } from 'graphql';
+import { BREAK, GraphQLError, Kind, getNamedType, getNullableType, isInputObjectType, isListType, isScalarType, isEnumType, parse, typeFromAST, validate, valueFromAST, visit } from 'graphql';
 import type { DocumentNode, FieldNode, GraphQLInputType, GraphQLNamedType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode } from 'graphql';
 import { checkLimits } from '../../analysis/limits.ts';
 import type { Limits } from '../../analysis/limits.ts';
@@ -141,6 +141,7 @@ function compileRoute(key: string, query: unknown, schema: GraphQLSchema, limits
   if (operations.length !== 1) throw new TypeError(`${name}: its document must hold exactly one operation.`);
   const operation = operations[0] as OperationDefinitionNode;
   if (operation.operation === 'subscription') throw new TypeError(`${name}: a subscription cannot be a resource route.`);
+  if (defersOrStreams(document)) throw new TypeError(`${name}: an operation that defers or streams (@defer, @stream) cannot be a resource route: a route answers with one body.`);
   if (method === 'GET' && operation.operation !== 'query') throw new TypeError(`${name}: a GET route must be a query.`);
   if (method !== 'GET' && operation.operation !== 'mutation') throw new TypeError(`${name}: a ${method} route must be a mutation.`);
   const checked = checkLimits({ schema, document, operationName: null, variableValues: null, limits });
@@ -243,4 +244,17 @@ function scalarFromText(text: string, type: GraphQLInputType): unknown {
   }
   if (isEnumType(named)) return text;
   return text;
+}
+
+/** Whether the document writes `@defer` or `@stream` anywhere (whatever their `if`: a route's answer is one body, always). */
+function defersOrStreams(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Directive(node) {
+      if (node.name.value !== 'defer' && node.name.value !== 'stream') return undefined;
+      found = true;
+      return BREAK;
+    },
+  });
+  return found;
 }

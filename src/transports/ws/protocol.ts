@@ -11,15 +11,19 @@
  *   subscribe ── before the ack ─ 4401     its id in use ─ 4409     too many at once ─ error
  *            ── the pipeline: request errors (parse, validation, limits, authorization) ─ error
  *                             a query or mutation ─ next, complete
+ *                             one whose @defer/@stream applies ─ next per payload (the
+ *                                               current format), complete
  *                             a subscription ─ next per event, complete when the source ends,
  *                                               error when it fails (an overflow, say)
- *   complete ── the operation stops; its source stream is closed
+ *   complete ── the operation stops; its source stream (or its later payloads) is closed, and
+ *               its signal aborts
  *   anything else, or a message of the wrong shape ─ 4400
  *   the socket closes ─ every operation's source stream is closed
  *
  * Close reasons are at most 123 bytes, as a WebSocket close frame allows.
  */
 import type { ExecutionResult } from 'graphql';
+import { incrementalPayloads } from '../../server/pipeline.ts';
 import type { OperationOutcome, OperationPipeline, OperationRequest, RequestParams } from '../../server/pipeline.ts';
 import { unreachable } from '../../server/outcomes.ts';
 import { AuthError } from '../../security/authError.ts';
@@ -85,9 +89,14 @@ export function createWebSocketProtocol<Raw>(pipeline: OperationPipeline<Raw>, o
   };
 }
 
-/** An operation in flight: its source stream once there is one, and whether it has ended. */
+/**
+ * An operation in flight: its source stream once there is one (a subscription's, or an
+ * incremental delivery's payloads), whether it is a subscription (counted in `streaming`), and
+ * whether it has ended.
+ */
 interface Operation {
   stream: AsyncGenerator<ExecutionResult, void, void> | null;
+  subscription: boolean;
   ended: boolean;
 }
 
@@ -239,7 +248,7 @@ class GraphQLConnection<Raw> implements Connection {
       this.send({ id, type: MessageType.Error, payload: [error] });
       return;
     }
-    const operation: Operation = { stream: null, ended: false };
+    const operation: Operation = { stream: null, subscription: false, ended: false };
     this.operations.set(id, operation);
     const request: OperationRequest<Raw> = {
       params,
@@ -247,6 +256,7 @@ class GraphQLConnection<Raw> implements Connection {
       raw: this.upgrade.raw,
       readOnly: false,
       streams: true,
+      incremental: 'current',
       connectionParams: this.connectionParams ?? undefined,
       client: this.upgrade.client,
     };
@@ -267,7 +277,12 @@ class GraphQLConnection<Raw> implements Connection {
   /** What an operation came to, sent as the protocol says: its stream, one result and complete, or an error. */
   private settled(id: string, operation: Operation, outcome: OperationOutcome): void {
     if (outcome.kind === 'stream') {
-      this.stream(id, operation, outcome.stream);
+      this.stream(id, operation, outcome.stream, true);
+      return;
+    }
+    if (outcome.kind === 'incremental') {
+      // A payload per next message, then complete: sent as a subscription's results are.
+      this.stream(id, operation, incrementalPayloads(outcome) as AsyncGenerator<ExecutionResult, void, void>, false);
       return;
     }
     // Completed by the client while it ran: nothing more is sent for it.
@@ -299,14 +314,15 @@ class GraphQLConnection<Raw> implements Connection {
   }
 
   /** Sends a subscription's results as they come, until it ends, fails, or is completed by the client. */
-  private stream(id: string, operation: Operation, stream: AsyncGenerator<ExecutionResult, void, void>): void {
+  private stream(id: string, operation: Operation, stream: AsyncGenerator<ExecutionResult, void, void>, subscription: boolean): void {
     operation.stream = stream;
     if (operation.ended) {
       void stream.return();
       return;
     }
-    // Counted until end(), which every way out of a streaming operation goes through.
-    this.streaming++;
+    // A subscription is counted until end(), which every way out of a streaming operation goes through.
+    operation.subscription = subscription;
+    if (subscription) this.streaming++;
     // Only the result's text differs from one next message to the next (and it is made once for
     // every subscriber of a shared subscription).
     const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
@@ -356,7 +372,7 @@ class GraphQLConnection<Raw> implements Connection {
     if (operation.ended) return;
     operation.ended = true;
     if (operation.stream !== null) {
-      this.streaming--;
+      if (operation.subscription) this.streaming--;
       void operation.stream.return().catch(() => undefined);
     }
   }
