@@ -154,6 +154,36 @@ describe('experimentalExecuteIncrementally and legacyExecuteIncrementally', () =
     expect(closed).toBe(true);
   });
 
+  it(byMajor({ 16: 'ignore abortSignal, as graphql 16 does', 17: 'end subsequentResults with the abortSignal\'s reason, as graphql 17 does' }), async () => {
+    const probe = async (run: (args: Record<string, unknown>) => unknown) => {
+      const controller = new AbortController();
+      const result = (await run({
+        schema,
+        document: parse('{ hero { id ... @defer { name } } }'),
+        rootValue: { hero: { id: 1, name: () => new Promise((resolve) => setTimeout(() => resolve('Luke'), 30)) } },
+        abortSignal: controller.signal,
+      })) as { initialResult: unknown; subsequentResults: AsyncGenerator<unknown> };
+      const outcomes: unknown[] = [result.initialResult];
+      const next = result.subsequentResults.next();
+      setTimeout(() => controller.abort(new Error('stop')), 5);
+      for (const pending of [next, result.subsequentResults.next()]) {
+        try {
+          outcomes.push(await pending);
+        } catch (error) {
+          outcomes.push(`rejected: ${(error as Error).message}`);
+        }
+      }
+      return outcomes;
+    };
+    const ours = await probe(experimentalExecuteIncrementally as never);
+    if (GRAPHQL_MAJOR >= 17) {
+      expect(ours).toEqual(await probe((graphql as unknown as { experimentalExecuteIncrementally: never }).experimentalExecuteIncrementally));
+      expect(ours[1]).toBe('rejected: stop');
+    } else {
+      expect(ours[1]).toEqual({ value: { incremental: [{ id: '0', data: { name: 'Luke' } }], completed: [{ id: '0' }], hasNext: false }, done: false });
+    }
+  });
+
   it('a client that leaves before reading cancels the deferred work: its resolvers never run', async () => {
     let called = 0;
     const result = await experimentalExecuteIncrementally({
