@@ -2,8 +2,10 @@
  * GraphiQL in a real browser (headless Chromium through playwright-core) against the real
  * server and the demo schema, with the assets as `npm run build:graphiql` builds them: the page
  * loads with no failed request and no console error (so its Content-Security-Policy lets
- * through everything GraphiQL needs), a query runs over HTTP, a subscription over the WebSocket
- * hears a review added from outside, and the Trace plugin draws a waterfall.
+ * through everything GraphiQL needs), a query runs over HTTP, a deferred query's parts arrive
+ * over multipart/mixed and the deferred one appears in the result pane after the first, a
+ * subscription over the WebSocket hears a review added from outside, and the Trace plugin draws
+ * a waterfall.
  *
  * Skipped, with the reason printed, where /usr/bin/chromium is missing (.ci/run installs it).
  * Screenshots go to spec-tests/__output__/graphiql/.
@@ -37,6 +39,21 @@ const SCREENSHOTS = fileURLToPath(new URL('./__output__/graphiql/', import.meta.
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`graphiql.browser.test.ts: skipped, ${CHROMIUM} is missing (apt-get install chromium; .ci/run does it as root).`);
 
+/** Whether Book.reviews loads wait for releaseReviews (the deferred query's test holds its deferred part). */
+let reviewsHeld = false;
+let releaseReviews: () => void = () => undefined;
+const reviewsReleased = new Promise<void>((resolve) => {
+  releaseReviews = resolve;
+});
+
+/** The demo's context, with its reviews loader waiting, while reviewsHeld, until releaseReviews. */
+function holdReviews(context: ReturnType<typeof createDemoContext>): ReturnType<typeof createDemoContext> {
+  const loader = context.loaders.reviewsByBook;
+  const load = loader.load.bind(loader);
+  loader.load = (id: string) => (reviewsHeld ? reviewsReleased.then(() => load(id)) : load(id));
+  return context;
+}
+
 describe.skipIf(!hasChromium)('GraphiQL in Chromium', () => {
   const demo = { url: '' };
   let server: GraphQLServer;
@@ -60,7 +77,7 @@ describe.skipIf(!hasChromium)('GraphiQL in Chromium', () => {
     const data = createDemoData();
     server = createServer({
       schema: demoSchema,
-      context: (_request, { identity }) => createDemoContext(data, identity),
+      context: (_request, { identity }) => holdReviews(createDemoContext(data, identity)),
       ...demoSecurity({}),
       log: () => undefined,
     });
@@ -112,6 +129,35 @@ describe.skipIf(!hasChromium)('GraphiQL in Chromium', () => {
     });
     await page.screenshot({ path: `${SCREENSHOTS}query.png` });
     expect(problems).toEqual([]);
+  });
+
+  it('runs a deferred query over multipart/mixed: the first part in the pane, then the deferred one merged in', async () => {
+    // The deferred part waits until the test has seen the first one in the pane (holdReviews).
+    reviewsHeld = true;
+    const answered = page.waitForResponse((answer) => answer.request().postData()?.includes('@defer') === true);
+    await typeQuery(page, '{ books(limit: 2, sort: TITLE) { items { title ... @defer { reviews { stars } } } } }');
+    await page.locator('.graphiql-execute-button').click();
+    const response = await answered;
+    expect(response.headers()['content-type']).toBe('multipart/mixed; boundary="-"');
+    const request = response.request();
+    const over = Promise.race([page.waitForEvent('requestfinished', (each) => each === request), page.waitForEvent('requestfailed', (each) => each === request)]);
+    await waitForResponse(page, '"Pale Blue Dot"');
+    expect(JSON.parse(await responseText(page))).toEqual({ data: { books: { items: [{ title: 'Cosmos' }, { title: 'Pale Blue Dot' }] } }, extensions: { cost: { requested: 4, limit: 1000 } } });
+    await page.screenshot({ path: `${SCREENSHOTS}deferred-first.png` });
+    releaseReviews();
+    await waitForResponse(page, '"stars"');
+    expect(JSON.parse(await responseText(page))).toEqual({
+      data: { books: { items: [{ title: 'Cosmos', reviews: [{ stars: 5 }] }, { title: 'Pale Blue Dot', reviews: [] }] } },
+      extensions: { cost: { requested: 4, limit: 1000 } },
+    });
+    await page.screenshot({ path: `${SCREENSHOTS}deferred-whole.png` });
+    // GraphiQL's multipart reader (meros) cancels the body once it has read the close delimiter,
+    // which Chromium reports as an aborted request when the chunked body's own end had not been
+    // processed yet: the whole answer arrived (above), so that one report is no problem.
+    await over;
+    const aborted = `request failed: POST ${demo.url} net::ERR_ABORTED`;
+    expect(problems.filter((problem) => problem !== aborted)).toEqual([]);
+    problems.length = 0;
   });
 
   it('runs a subscription over the WebSocket and shows an event added from outside', async () => {

@@ -22,13 +22,18 @@ const endpoint = new URL(location.pathname, location.href);
 const socket = new URL(endpoint);
 socket.protocol = endpoint.protocol === 'https:' ? 'wss:' : 'ws:';
 
-const toolkitFetcher = createGraphiQLFetcher({
+const fetcherOptions = {
   url: endpoint.href,
-  // The server answers with one JSON result; it has no incremental delivery to stream.
-  enableIncrementalDelivery: false,
   // The headers editor's values travel as connection params, where the server reads credentials.
   ...(config.webSocket === true ? { subscriptionUrl: socket.href } : {}),
-});
+};
+// One JSON result per query, which the Trace panel reads...
+const plainFetcher = createGraphiQLFetcher({ ...fetcherOptions, enableIncrementalDelivery: false });
+// ...except for a query that defers or streams: sent with Accept: application/json,
+// multipart/mixed, its parts merged into the result pane as they arrive.
+const incrementalFetcher = createGraphiQLFetcher({ ...fetcherOptions, enableIncrementalDelivery: true });
+const toolkitFetcher = (params, options) => (/@(defer|stream)\b/.test(params.query ?? '') ? incrementalFetcher : plainFetcher)(params, options);
+
 // Without the server's WebSocket transport a subscription gets a plain answer, not the
 // fetcher's advice about its own configuration.
 const fetcher = withTrace(

@@ -70,6 +70,15 @@ export class MultipartStream {
     return this.part(step.value, step.value.hasNext === false);
   }
 
+  /**
+   * Whether the chunk next() answered last was the body's end: the adapter then ends the response
+   * with it, in one write, so that a client which stops reading at the close delimiter (meros,
+   * Apollo Client) does not cancel a response whose last chunk is still to come.
+   */
+  get complete(): boolean {
+    return this.ended && this.first === null;
+  }
+
   /** The client went away: the later payloads are closed at their source, and nothing more is written. */
   close(): void {
     if (this.ended) return;

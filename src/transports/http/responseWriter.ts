@@ -68,9 +68,13 @@ export class ResponseWriter {
       for (;;) {
         const chunk = await stream.next();
         if (chunk === null || res.destroyed) break;
+        if (stream instanceof MultipartStream && stream.complete) {
+          res.end(chunk);
+          break;
+        }
         if (!res.write(chunk)) await drained(res);
       }
-      if (!res.destroyed) res.end();
+      if (!res.destroyed && !res.writableEnded) res.end();
       // Shutting down: this connection, written before, did not say `Connection: close`.
       if (this.closing) this.closeIdleConnections();
     };
