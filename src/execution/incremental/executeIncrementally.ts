@@ -64,21 +64,38 @@ function executeIncrementally(args: IncrementalExecuteArgs, branching: boolean):
   assertValidExecutionArguments(schema, document, variableValues);
   const choice = planOperation(schema, document, args.operationName);
   if (!(choice instanceof OperationPlan)) return { errors: choice };
-  const plan = choice.forAccess(args.access);
+  return executePlanIncrementally(choice.forAccess(args.access), args, branching ? 'legacy' : 'current');
+}
+
+/** What executing a planned operation incrementally reads of the arguments (the plan has the schema, document and operation). */
+export type PlannedIncrementalArgs = Omit<IncrementalExecuteArgs, 'schema' | 'document' | 'operationName' | 'access'>;
+
+/**
+ * experimentalExecuteIncrementally (`format: 'current'`) or legacyExecuteIncrementally
+ * (`'legacy'`) of an operation already planned for the caller's access, as the operation
+ * pipeline holds it (execute.ts executePlan is its counterpart without incremental delivery).
+ */
+export function executePlanIncrementally(
+  plan: OperationPlan,
+  args: PlannedIncrementalArgs,
+  format: 'current' | 'legacy',
+): PromiseOrValue<ExecutionResult | ExperimentalIncrementalExecutionResults | LegacyExperimentalIncrementalExecutionResults> {
   // Nothing to defer or stream anywhere in the document: execute's own path.
   if (!plan.incremental) return executePlan(plan, args);
   let variables: VariableValues = noVariables();
   if (plan.declaresVariables) {
-    const coerced = coerceVariableValues(schema, plan.operation.variableDefinitions ?? [], variableValues ?? {}, {
+    const coerced = coerceVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
       maxErrors: args.options?.maxCoercionErrors,
       hideSuggestions: args.hideSuggestions,
     });
     if (coerced.errors !== undefined) return { errors: [...coerced.errors] };
     variables = coerced.variables;
   }
-  const options = { branching, earlyExecution: args.enableEarlyExecution === true, hooks: HOOKS };
+  const options = { branching: format === 'legacy', earlyExecution: args.enableEarlyExecution === true, hooks: HOOKS };
   const request = new IncrementalRequest(plan, args, variables, args.typeResolver ?? defaultTypeResolver, options);
-  return executeInitial(new IncrementalExecution(request, 'initial', NO_DEFER, undefined));
+  return executeInitial(new IncrementalExecution(request, 'initial', NO_DEFER, undefined)) as PromiseOrValue<
+    ExecutionResult | ExperimentalIncrementalExecutionResults | LegacyExperimentalIncrementalExecutionResults
+  >;
 }
 
 /** ExecuteOperation for the initial payload: the root fields that are not deferred, then the response. */
