@@ -573,3 +573,46 @@ describe('resource routes', () => {
     );
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// Authorization and limits: decided for the whole operation before the first payload
+// ---------------------------------------------------------------------------------------------
+
+describe('authorization and limits, before the first payload', () => {
+  let server: GraphQLServer;
+  let url = '';
+  beforeAll(async () => {
+    const data = createDemoData();
+    ({ server, url } = await serve({ schema: demoSchema, context: (_request, { identity }) => createDemoContext(data, identity), reportCost: false }));
+  });
+  afterAll(() => closeNow(server));
+
+  it('a field the caller may not use, inside a deferred part: null with FORBIDDEN in that part, as inline', async () => {
+    const text = await (await post(url, '{ books(limit: 1, sort: TITLE) { items { title ... @defer { author { name email } } } } }', CURRENT)).text();
+    const parts = text.split('\r\n---').slice(1, -1).map((part) => JSON.parse(part.slice(part.indexOf('\r\n\r\n') + 4)) as unknown);
+    expect(parts).toEqual([
+      { data: { books: { items: [{ title: 'Cosmos' }] } }, pending: [{ id: '0', path: ['books', 'items', 0] }], hasNext: true },
+      {
+        hasNext: false,
+        incremental: [
+          {
+            id: '0',
+            data: { author: { name: 'Carl Sagan', email: null } },
+            errors: [{ message: expect.stringContaining('email'), locations: [expect.any(Object)], path: ['books', 'items', 0, 'author', 'email'], extensions: { code: 'FORBIDDEN' } }],
+          },
+        ],
+        completed: [{ id: '0' }],
+      },
+    ]);
+  });
+
+  it('an operation over a limit is refused whole, before anything runs: a request error, no part', async () => {
+    const query = `{ books(limit: 1) { items { ${'... @defer { title } '.repeat(33)}} } }`;
+    const response = await post(url, query, `${CURRENT}, application/graphql-response+json`);
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toBe('application/graphql-response+json; charset=utf-8');
+    expect(await response.json()).toEqual({
+      errors: [{ message: 'The operation defers or streams 33 parts; the limit is 32.', extensions: { code: 'INCREMENTAL_LIMIT_EXCEEDED', measured: 33, limit: 32 } }],
+    });
+  });
+});

@@ -55,7 +55,6 @@ export function executeIncrementally<Raw>(
 ): PromiseOrValue<OperationResult | OperationIncremental> {
   const format: IncrementalFormat = request.incremental ?? 'current';
   const run = format === 'legacy' ? legacyExecuteIncrementally : experimentalExecuteIncrementally;
-  const delivery = new Delivery(options, format, abort, request.requestId);
   const executed = run({
     schema: ready.plan.schema,
     document: ready.document,
@@ -68,6 +67,9 @@ export function executeIncrementally<Raw>(
     hideSuggestions: options.hideSuggestions,
     trace: isTraced(request.params),
   }) as PromiseOrValue<Executed>;
+  // The timeout starts once the executor has started (a synchronous first payload is not timed,
+  // as a synchronous result is not), and runs to the last payload.
+  const delivery = new Delivery(options, format, abort, request.requestId);
   request.onClientGone?.(() => delivery.stop(new Error('The client closed the connection.')));
   const settle = (settled: Executed | typeof TIMED_OUT): OperationResult | OperationIncremental => {
     if (settled === TIMED_OUT) {
@@ -82,7 +84,10 @@ export function executeIncrementally<Raw>(
     return { kind: 'incremental', format, initial, subsequent: delivery.start(initial, settled.subsequentResults), rate };
   };
   if (!(executed instanceof Promise)) return settle(executed);
-  return Promise.race([executed, delivery.timedOut]).then(settle);
+  return Promise.race([executed, delivery.timedOut]).then(settle, (error: unknown) => {
+    delivery.over();
+    throw error;
+  });
 }
 
 /**
