@@ -39,7 +39,7 @@ describe.skipIf(!OPENSSL)('HTTPS', () => {
   let server: StartedServer;
 
   beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), 'graphql-engine-tls-'));
+    directory = mkdtempSync(join(tmpdir(), 'graphql-glassbox-tls-'));
     const keyFile = join(directory, 'key.pem');
     const certFile = join(directory, 'cert.pem');
     execFileSync(

@@ -65,7 +65,7 @@ beforeAll(async () => {
   const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], { cwd: staging });
   const [{ filename }] = JSON.parse(packed.stdout) as Array<{ filename: string }>;
   tarball = join(scratch, filename);
-  main = await project('uses-graphql-engine', [`graphql@${GRAPHQL_VERSION}`]);
+  main = await project('uses-graphql-glassbox', [`graphql@${GRAPHQL_VERSION}`]);
 }, 300_000);
 
 afterAll(() => {
@@ -98,13 +98,13 @@ describe('the packed package', () => {
   });
 
   it('declares graphql a peer dependency, so the project has exactly one graphql: its own', () => {
-    const manifest = JSON.parse(readFileSync(join(main, 'node_modules', 'graphql-engine', 'package.json'), 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(readFileSync(join(main, 'node_modules', 'graphql-glassbox', 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(Object.keys(manifest['dependencies'] as object).sort()).toEqual(['jose', 'ws']);
     expect(manifest['peerDependencies']).toEqual({ graphql: '^16.9.0 || ^17.0.0', ioredis: '^6.0.0' });
     expect(manifest['peerDependenciesMeta']).toEqual({ ioredis: { optional: true } });
     expect(manifest['engines']).toEqual({ node: '>=20.19' });
     const installed = readdirSync(join(main, 'node_modules')).filter((name) => !name.startsWith('.'));
-    expect(installed.sort()).toEqual(['graphql', 'graphql-engine', 'jose', 'ws']);
+    expect(installed.sort()).toEqual(['graphql', 'graphql-glassbox', 'jose', 'ws']);
     expect(graphqlCopies(join(main, 'node_modules'))).toEqual([join(main, 'node_modules', 'graphql')]);
     expect(JSON.parse(readFileSync(join(main, 'node_modules', 'graphql', 'package.json'), 'utf8')).version).toBe(GRAPHQL_VERSION);
   });
@@ -127,7 +127,7 @@ describe('the bin', () => {
 
 /** A server of the project's own: its buildSchema, resolvers set on the fields, a pub/sub for the subscription. */
 const SERVER = `import { buildSchema } from 'graphql';
-import { createPubSub, createServer } from 'graphql-engine';
+import { createPubSub, createServer } from 'graphql-glassbox';
 
 const schema = buildSchema(\`
   input BookRef @oneOf { id: ID isbn: String }
@@ -291,7 +291,7 @@ describe(`a plain JavaScript server on the project's graphql ${GRAPHQL_VERSION}`
 });
 
 /** A CommonJS program: the package and the project's graphql by require(). */
-const COMMONJS = `const { execute, makeSchema } = require('graphql-engine');
+const COMMONJS = `const { execute, makeSchema } = require('graphql-glassbox');
 const { buildSchema, parse } = require('graphql');
 const made = makeSchema({ typeDefs: 'type Query { n: Int }', resolvers: { Query: { n: () => 1 } } });
 console.log(JSON.stringify(execute({ schema: made, document: parse('{ n }') })));
@@ -301,7 +301,7 @@ console.log(JSON.stringify(execute({ schema: own, document: parse('{ m }'), root
 
 describe('from CommonJS', () => {
   for (const major of [20, 22, 24]) {
-    it(`require('graphql-engine') works under Node ${major}, with a schema of the package's and one of the project's graphql`, async (context) => {
+    it(`require('graphql-glassbox') works under Node ${major}, with a schema of the package's and one of the project's graphql`, async (context) => {
       const node = nodeBinary(major);
       if (node === null) {
         context.skip(`no Node ${major} here: set NODE${major}`);
@@ -323,8 +323,8 @@ describe('from TypeScript, in a project without ioredis, checking the libraries 
         mkdirSync(dir, { recursive: true });
         writeFileSync(
           join(dir, 'main.ts'),
-          `import { BatchLoader, createServer, execute, makeSchema } from 'graphql-engine';
-import type { ServerOptions, GraphQLServer } from 'graphql-engine';
+          `import { BatchLoader, createServer, execute, makeSchema } from 'graphql-glassbox';
+import type { ServerOptions, GraphQLServer } from 'graphql-glassbox';
 import { buildSchema, parse } from 'graphql';
 const schema = makeSchema({ typeDefs: 'type Query { n: Int }', resolvers: { Query: { n: () => 1 } } });
 const options: ServerOptions = { schema, production: true };
@@ -367,7 +367,7 @@ createServer({ schema, prodution: true });
 
 describe('one clear error where the schema cannot run', () => {
   const USE = `import { buildSchema } from 'GRAPHQL';
-import { createServer, execute } from 'graphql-engine';
+import { createServer, execute } from 'graphql-glassbox';
 import { parse } from 'graphql';
 const schema = buildSchema('type Query { n: Int }');
 for (const call of [() => createServer({ schema }), () => execute({ schema, document: parse('{ n }') })]) {
@@ -386,7 +386,7 @@ for (const call of [() => createServer({ schema }), () => execute({ schema, docu
     const { lines } = await runIn(dir, process.execPath, 'use.js');
     const fix = `than the one this package uses (graphql ${GRAPHQL_VERSION} at ${join(dir, 'node_modules', 'graphql')}). Install one graphql; this package uses the one your project has (\`npm ls graphql\` lists every copy).`;
     expect(lines).toEqual([
-      `graphql-engine: the schema was built by another copy of graphql (graphql ${GRAPHQL_MAJOR === 16 ? 17 : 16}) ${fix}`,
+      `graphql-glassbox: the schema was built by another copy of graphql (graphql ${GRAPHQL_MAJOR === 16 ? 17 : 16}) ${fix}`,
       `execute: the schema was built by another copy of graphql (graphql ${GRAPHQL_MAJOR === 16 ? 17 : 16}) ${fix}`,
     ]);
   });
@@ -397,7 +397,7 @@ for (const call of [() => createServer({ schema }), () => execute({ schema, docu
     writeFileSync(join(dir, 'use.js'), USE.replace("'GRAPHQL'", "'graphql'"));
     const { lines } = await runIn(dir, process.execPath, 'use.js');
     const why =
-      'graphql-engine runs on graphql ^16.9.0 || ^17.0.0, but this project has graphql 16.8.1. Install one graphql in that range (npm install graphql@17); this package uses the one your project has.';
-    expect(lines).toEqual([`graphql-engine: ${why}`, `execute: ${why}`]);
+      'graphql-glassbox runs on graphql ^16.9.0 || ^17.0.0, but this project has graphql 16.8.1. Install one graphql in that range (npm install graphql@17); this package uses the one your project has.';
+    expect(lines).toEqual([`graphql-glassbox: ${why}`, `execute: ${why}`]);
   });
 });

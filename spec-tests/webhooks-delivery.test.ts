@@ -119,7 +119,7 @@ describe('a delivery retried until it succeeds', () => {
       expect(request.path).toBe('/hook');
       expect(request.webhookId).toBe(event.id);
       expect(request.headers['content-type']).toBe('application/json');
-      expect(request.headers['user-agent']).toBe('graphql-engine-webhooks');
+      expect(request.headers['user-agent']).toBe('graphql-glassbox-webhooks');
       expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
       expect(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(5);
       expect(JSON.parse(request.body)).toEqual({ id: event.id, type: 'review.created', occurredAt: event.occurredAt, data: { id: 'r9', bookId: 'b1', stars: 4, text: 'Très bien' } });

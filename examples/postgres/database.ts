@@ -172,7 +172,7 @@ async function inTransaction<T>(pool: Pool, log: Log, work: (client: PoolClient)
 export async function createAndSeed(pool: Pool, schemaName: string, library: Library, log: Log): Promise<boolean> {
   const s = quotedSchema(schemaName);
   return inTransaction(pool, log, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`graphql-engine-example:${schemaName}`]);
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`graphql-glassbox-example:${schemaName}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${s}.authors (
       id text PRIMARY KEY,

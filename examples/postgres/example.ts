@@ -36,7 +36,7 @@ export interface PostgresExampleOptions {
   connectionTimeoutMillis?: number;
   /** Longest a statement may run, lock waits included (default 5000 ms). */
   statementTimeoutMillis?: number;
-  /** How the pool's connections are named in pg_stat_activity (default graphql-engine-example:<schema>). */
+  /** How the pool's connections are named in pg_stat_activity (default graphql-glassbox-example:<schema>). */
   applicationName?: string;
   /** Where database failures are reported in full (default: stderr). */
   log?: Log;
@@ -67,7 +67,7 @@ export interface PostgresExample {
 export function createPostgresExample(options: PostgresExampleOptions): PostgresExample {
   const schemaName = options.schemaName ?? DEFAULT_SCHEMA_NAME;
   quotedSchema(schemaName);
-  const applicationName = options.applicationName ?? `graphql-engine-example:${schemaName}`;
+  const applicationName = options.applicationName ?? `graphql-glassbox-example:${schemaName}`;
   const log = options.log ?? defaultLog;
   const pool = createPool({
     connectionString: options.connectionString,

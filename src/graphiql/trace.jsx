@@ -10,7 +10,7 @@
  */
 import { useMemo, useState, useSyncExternalStore } from 'react';
 
-const STORAGE_KEY = 'graphql-engine:trace';
+const STORAGE_KEY = 'graphql-glassbox:trace';
 /** Rows drawn at most: a large list query can make thousands of resolver calls. */
 const MAX_ROWS = 1500;
 

@@ -65,7 +65,7 @@ export const SUPPORTED_GRAPHQL = '^16.9.0 || ^17.0.0';
 export function unsupportedGraphqlVersion(): string | null {
   const { major, minor } = graphql.versionInfo;
   if ((major === 16 && minor >= 9) || major === 17) return null;
-  return `graphql-engine runs on graphql ${SUPPORTED_GRAPHQL}, but this project has graphql ${GRAPHQL_VERSION}. Install one graphql in that range (npm install graphql@17); this package uses the one your project has.`;
+  return `graphql-glassbox runs on graphql ${SUPPORTED_GRAPHQL}, but this project has graphql ${GRAPHQL_VERSION}. Install one graphql in that range (npm install graphql@17); this package uses the one your project has.`;
 }
 
 /**

@@ -209,7 +209,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   private readonly incremental: IncrementalOptions;
 
   constructor(options: PipelineOptions<Raw>) {
-    assertUsableSchema(options.schema, 'graphql-engine');
+    assertUsableSchema(options.schema, 'graphql-glassbox');
     this.schema = options.schema;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.production = options.production ?? process.env.NODE_ENV === 'production';

@@ -31,7 +31,7 @@ export function deliveryHeaders(secretsInForce: ReadonlyArray<string>, eventId: 
   const timestamp = Math.floor(now / 1000);
   return {
     'content-type': 'application/json',
-    'user-agent': 'graphql-engine-webhooks',
+    'user-agent': 'graphql-glassbox-webhooks',
     'webhook-id': eventId,
     'webhook-timestamp': String(timestamp),
     'webhook-signature': signatureHeader(secretsInForce, eventId, timestamp, body),
