@@ -184,6 +184,28 @@ describe('experimentalExecuteIncrementally and legacyExecuteIncrementally', () =
     }
   });
 
+  it('a client that leaves while deferred work runs stops all of it: later values are not completed', async () => {
+    const run = async (execute: (args: Record<string, unknown>) => unknown) => {
+      const completed: string[] = [];
+      const later = (value: unknown) => new Promise((resolve) => setTimeout(() => resolve(value), 30));
+      const hero = { id: 1, get name() { completed.push('name'); return 'Luke'; }, friends: () => later([{ get name() { completed.push('friend'); return 'Han'; } }]) };
+      const result = (await execute({
+        schema,
+        document: parse('{ hero { id ... @defer { friends { name } } } ... @defer(label: "two") { list } slow: hero { ... @defer { name } } }'),
+        rootValue: { hero: () => hero, list: () => later(['x']) },
+        enableEarlyExecution: true,
+      })) as { subsequentResults: AsyncGenerator<unknown, void, void> };
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await result.subsequentResults.return();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return { completed, next: await result.subsequentResults.next() };
+    };
+    const ours = await run(experimentalExecuteIncrementally as never);
+    expect(ours.next).toEqual({ value: undefined, done: true });
+    expect(ours.completed).not.toContain('friend');
+    if (GRAPHQL_MAJOR >= 17) expect(ours).toEqual(await run((graphql as unknown as { experimentalExecuteIncrementally: never }).experimentalExecuteIncrementally));
+  });
+
   it('a client that leaves before reading cancels the deferred work: its resolvers never run', async () => {
     let called = 0;
     const result = await experimentalExecuteIncrementally({

@@ -25,6 +25,7 @@
  */
 import type { ExecutionResult, GraphQLError, GraphQLTypeResolver } from 'graphql';
 import type { BatchScheduler } from '../../batching/scheduler.ts';
+import { HONOURS_ABORT_SIGNAL } from '../../language/graphqlCompat.ts';
 import type { VariableValues } from '../../language/graphqlCompat.ts';
 import type { DeferUsage } from '../../language/collectDeferredFields.ts';
 import { Execution } from '../execution.ts';
@@ -126,9 +127,15 @@ export class IncrementalExecution extends Execution {
     super.failRoot(error);
   }
 
-  /** Stops this part's work (its part of the response was nulled elsewhere, or the client left). */
+  /**
+   * Stops this part's work (its part of the response was nulled elsewhere, or the client left):
+   * values arriving from now on fail with "Aborted!". Under graphql 17 its resolvers' abort
+   * signal aborts too (abortWith); graphql 16 has no such signal, nor its AbortedGraphQLExecutionError.
+   */
   abort(reason: unknown): void {
-    this.abortWith(reason ?? new Error('This operation was aborted'));
+    if (this.aborted !== null) return;
+    if (HONOURS_ABORT_SIGNAL) this.abortWith(reason ?? new Error('This operation was aborted'));
+    else this.aborted = { reason };
   }
 
   /** What this part answers once nothing is pending (see PartKind). */
