@@ -19,7 +19,6 @@ import { createServer, makeSchema } from '../src/index.ts';
 import type { GraphQLServer, ServerOptions } from '../src/index.ts';
 import { createDemoContext, createDemoData, demoSchema } from '../src/demo/librarySchema.ts';
 import { closeNow, listenOnLoopback } from './support/httpServer.ts';
-import { GRAPHQL_MAJOR } from './support/graphqlMajor.ts';
 import { RawClient } from './support/realtime.ts';
 
 const CURRENT = 'multipart/mixed; incrementalSpec=v0.2';
@@ -440,11 +439,7 @@ describe('HTTP: each part when it is ready, and what ends the work', () => {
     expect(controls.ticksYielded).toBe(yielded);
   });
 
-  // Known executor bug under graphql 16 (src/execution/incremental, not this suite's): with a
-  // deferred part still pending and a payload already read, return() on the executor's own
-  // subsequentResults leaves a streamed async iterable running. Expected to fail there until it
-  // is fixed; then make it `it`.
-  (GRAPHQL_MAJOR >= 17 ? it : it.fails)('a client that goes away mid-way from a deferred part and a stream: both stop', async () => {
+  it('a client that goes away mid-way from a deferred part and a stream: both stop', async () => {
     const url = await serveControlled();
     const reader = new PartReader(url, '{ fast ... @defer { slow } ticks @stream(initialCount: 1) }', CURRENT);
     await reader.parts(2);

@@ -17,7 +17,7 @@
  */
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import { ErrorCode, codedError } from '../errors/codes.ts';
-import { experimentalExecuteIncrementally, legacyExecuteIncrementally } from '../execution/incremental/executeIncrementally.ts';
+import { executePlanIncrementally } from '../execution/incremental/executeIncrementally.ts';
 import type { PromiseOrValue } from '../jsutils/promiseOrValue.ts';
 import type { RateStanding } from '../ratelimit/rateLimiter.ts';
 import type { ResultFinisher } from './finishResult.ts';
@@ -54,19 +54,15 @@ export function executeIncrementally<Raw>(
   finishResult: (result: ExecutionResult) => OperationResult,
 ): PromiseOrValue<OperationResult | OperationIncremental> {
   const format: IncrementalFormat = request.incremental ?? 'current';
-  const run = format === 'legacy' ? legacyExecuteIncrementally : experimentalExecuteIncrementally;
-  const executed = run({
-    schema: ready.plan.schema,
-    document: ready.document,
-    operationName: request.params.operationName,
+  const args = {
     variableValues: request.params.variables,
     contextValue,
-    access: ready.access,
     measureCost: options.measureCost,
     signal: abort,
     hideSuggestions: options.hideSuggestions,
     trace: isTraced(request.params),
-  }) as PromiseOrValue<Executed>;
+  };
+  const executed = executePlanIncrementally(ready.plan, args, format) as PromiseOrValue<Executed>;
   // The timeout starts once the executor has started (a synchronous first payload is not timed,
   // as a synchronous result is not), and runs to the last payload.
   const delivery = new Delivery(options, format, abort, request.requestId);

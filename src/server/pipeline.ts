@@ -385,8 +385,9 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     if (!(chosen instanceof OperationPlan)) return chosen;
     const limited = this.withinLimits(request, prepared, chosen);
     if ('kind' in limited) return limited;
-    if (chosen.incremental && request.incremental === undefined && limited.analysis !== null && limited.analysis.incremental > 0) return incrementalNotAcceptable();
-    const ready = this.authorize(request, chosen, limited, prepared);
+    // An operation whose @defer or @stream applies, given its variables, needs a transport that carries its payloads.
+    if (request.incremental === undefined && defers(chosen, limited.analysis)) return incrementalNotAcceptable();
+    const ready = this.authorize(request, chosen, limited);
     if (known !== undefined && ready instanceof ReadyOperation) known.ready = ready;
     return ready;
   }
@@ -457,7 +458,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
    * The operation planned for the caller's grants (security/access.ts): a field the caller may
    * not use resolves to null with FORBIDDEN, or under onDenied: 'reject' refuses the operation.
    */
-  private authorize(request: OperationRequest<Raw>, chosen: OperationPlan, limited: WithinLimits, prepared: PreparedDocument): ReadyOperation | OperationResult {
+  private authorize(request: OperationRequest<Raw>, chosen: OperationPlan, limited: WithinLimits): ReadyOperation | OperationResult {
     const access: GrantAccess | null = this.checksAccess ? accessFor(this.schema, request.identity) : null;
     const plan = chosen.forAccess(access);
     if (this.onDenied === 'reject' && access !== null) {
@@ -469,8 +470,8 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
       if (denied.errors.length > 0) return { kind: 'result', result: { errors: [...denied.errors] }, requestError: true, denied };
     }
     const { analysis, introspects } = limited;
-    const defers = chosen.incremental && analysis !== null && analysis.incremental > 0;
-    return new ReadyOperation(plan, access, chosen.operation.operation, introspects, analysis, isSmall(analysis) ? plan.root : null, defers, prepared.document!);
+    const root = isSmall(analysis) ? plan.root : null;
+    return new ReadyOperation(plan, access, chosen.operation.operation, introspects, analysis, root, defers(chosen, analysis));
   }
 
   // ── admit (cost) ────────────────────────────────────────────────────────────────────────────
@@ -615,6 +616,14 @@ function after<T, U>(value: PromiseOrValue<T>, next: (settled: T) => PromiseOrVa
  */
 function isSmall(analysis: Analysis | null): boolean {
   return analysis !== null && analysis.nodes === 0 && analysis.fields <= SMALL_RESULT_FIELDS;
+}
+
+/**
+ * Whether a @defer or @stream of the operation applies, given the request's variables: the
+ * document writes one (the plan knows), and the analysis counts one whose `if` is not false.
+ */
+function defers(chosen: OperationPlan, analysis: Analysis | null): boolean {
+  return chosen.incremental && analysis !== null && analysis.incremental > 0;
 }
 
 /**

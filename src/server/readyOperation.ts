@@ -4,7 +4,7 @@
  * and what a known request keeps so that the same text from the same kind of caller skips
  * straight to execution.
  */
-import type { DocumentNode, OperationDefinitionNode } from 'graphql';
+import type { OperationDefinitionNode } from 'graphql';
 import type { Analysis } from '../analysis/analyze.ts';
 import type { OperationPlan, SelectionPlan } from '../execution/plan.ts';
 import type { GrantAccess } from '../security/access.ts';
@@ -27,7 +27,5 @@ export class ReadyOperation {
      * on a request that can carry its payloads.
      */
     readonly defers: boolean,
-    /** The validated document the operation is in (the incremental executor plans from it, and finds the same plan). */
-    readonly document: DocumentNode,
   ) {}
 }
