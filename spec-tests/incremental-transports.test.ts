@@ -554,6 +554,25 @@ describe('graphql-transport-ws: complete from the client stops the rest', () => 
   });
 });
 
+describe('graphql-transport-ws: complete from the client closes a stream', () => {
+  it('the streamed source is closed, and nothing ticks on', async () => {
+    const controls = new Controls();
+    const { server, url } = await serve({ schema: controlledSchema(() => controls), context: (_request, { signal }) => ({ signal }), reportCost: false });
+    onTestFinished(() => closeNow(server));
+    const client = await RawClient.open(url.replace('http:', 'ws:'));
+    onTestFinished(() => client.terminate());
+    await client.init();
+    client.send({ id: 't', type: 'subscribe', payload: { query: '{ ticks @stream(initialCount: 2) }' } });
+    expect(await client.next()).toEqual({ id: 't', type: 'next', payload: { data: { ticks: [0, 1] }, pending: [{ id: '0', path: ['ticks'] }], hasNext: true } });
+    client.send({ id: 't', type: 'complete' });
+    await vi.waitFor(() => expect(controls.ticksClosed).toBe(true));
+    const yielded = controls.ticksYielded;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(controls.ticksYielded).toBe(yielded);
+    expect((await client.settle()).filter((message) => message.type !== 'next')).toEqual([]);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // Resource routes
 // ---------------------------------------------------------------------------------------------
