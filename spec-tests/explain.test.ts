@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { parse } from 'graphql';
 import type { ExecutionResult } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { execute, explainOperation, makeSchema } from '../src/index.ts';
+import { execute, explainOperation, formatExplanation, makeSchema } from '../src/index.ts';
 import type { ExecutionTrace, Explanation } from '../src/index.ts';
 import { DEMO_LOADERS, runExplain } from '../src/demo/explain.ts';
 import { byMajor } from './support/graphqlMajor.ts';
@@ -159,5 +159,19 @@ describe('explainOperation', () => {
       { round: 2, loader: 'booksByAuthor', keys: ['a2'] },
       { round: 3, loader: 'reviewsByBook', keys: ['b4'] },
     ]);
+  });
+
+  it('formats whatever it answers: an operation that cannot run as its errors, each where it is', () => {
+    const schema = makeSchema({ typeDefs: 'type Query { a: Int b: Int }', resolvers: { Query: { a: () => 1 } } });
+    expect(formatExplanation(explainOperation(schema, parse('{ a\n  nope }')))).toBe(
+      'the operation cannot run (1 error):\n  2:3 Cannot query field "nope" on type "Query".',
+    );
+    expect(formatExplanation(explainOperation(schema, parse('query A { a } query B { b }')))).toBe(
+      'the operation cannot run (1 error):\n  Must provide operation name if query contains multiple operations.',
+    );
+    expect(formatExplanation(explainOperation(schema, parse('{ nope never }')))).toBe(
+      'the operation cannot run (2 errors):\n  1:3 Cannot query field "nope" on type "Query".\n  1:8 Cannot query field "never" on type "Query".',
+    );
+    expect(formatExplanation(explainOperation(schema, parse('{ a }')))).toMatch(/^query \(anonymous\)\n/);
   });
 });

@@ -273,8 +273,12 @@ function batchRounds(set: ExplainedSelectionSet, above: number, rounds: BatchRou
   return rounds;
 }
 
-/** The explanation as a tree of text, for a terminal. */
-export function formatExplanation(explanation: Explanation): string {
+/**
+ * The explanation as a tree of text, for a terminal. Takes whatever `explainOperation` answers:
+ * for an operation that cannot run, its errors, one a line, each after its `line:column`.
+ */
+export function formatExplanation(explanation: Explanation | { errors: ReadonlyArray<GraphQLError> }): string {
+  if ('errors' in explanation) return formatErrors(explanation.errors);
   const { analysis } = explanation;
   const lines: string[] = [];
   lines.push(`${explanation.operation} ${explanation.name ?? '(anonymous)'}`);
@@ -300,6 +304,15 @@ export function formatExplanation(explanation: Explanation): string {
   lines.push('cost of a field = weight + list size × cost of its selection, per parent object;');
   lines.push(`a generated selection set runs as generated code once it has completed ${COMPILE_AFTER} objects.`);
   return lines.join('\n');
+}
+
+/** Why the operation cannot be explained: each error where it is, then what it says. */
+function formatErrors(errors: ReadonlyArray<GraphQLError>): string {
+  const lines = errors.map((error) => {
+    const where = (error.locations ?? []).map((location) => `${location.line}:${location.column}`).join(', ');
+    return where === '' ? error.message : `${where} ${error.message}`;
+  });
+  return [`the operation cannot run (${errors.length === 1 ? '1 error' : `${errors.length} errors`}):`, ...lines.map((line) => `  ${line}`)].join('\n');
 }
 
 const KIND_TEXT: Record<FieldKind, string> = {
