@@ -362,6 +362,7 @@ function answerProblems(request: HttpRequest, answer: Answer, target: Target): s
   if (answer.status === 431 && answer.text === '') return [];
   const type = answer.headers['content-type'] ?? '';
   if (type.startsWith('text/event-stream')) return streamProblems(answer);
+  if (type.startsWith('multipart/mixed')) return multipartProblems(answer, type);
   if (answer.text === '') return answer.status === 204 || answer.status === 304 || request.method === 'HEAD' ? [] : [`status ${answer.status} with an empty body`];
   if (isGraphiql(request, answer, target)) return [];
   if (!/^application\/(graphql-response\+)?json; charset=utf-8$/.test(type)) return [`a ${answer.status} body of type "${type}" where JSON was expected`];
@@ -436,12 +437,52 @@ function streamProblems(answer: Answer): string[] {
     if (event === 'complete') {
       completed = true;
     } else if (event === 'next') {
-      problems.push(...jsonProblems(data, resultProblems));
+      // A subscription's event is a result; a deferring operation's, a payload of it.
+      problems.push(...jsonProblems(data, resultOrPayloadProblems));
     } else {
       problems.push(`an event that is neither next nor complete: ${preview(block)}`);
     }
   }
   if (!answer.open && !completed) problems.push('a stream that ended without complete');
+  return problems;
+}
+
+/** A result, or a payload of incremental delivery (@defer/@stream): what is wrong with it when it is neither. */
+function resultOrPayloadProblems(value: unknown): string[] {
+  const asResult = resultProblems(value);
+  return asResult.length === 0 ? [] : isRecord(value) && 'hasNext' in value ? payloadProblems(value) : asResult;
+}
+
+/**
+ * A payload of incremental delivery, in the current format (`pending`, `incremental` entries with
+ * ids, `completed`) or the 2022 one (`incremental` entries with a path): its members, and every
+ * error in it (at the top, in an incremental entry, in a completed entry) coded.
+ */
+function payloadProblems(payload: Record<string, unknown>): string[] {
+  const allowed = ['data', 'errors', 'extensions', 'pending', 'incremental', 'completed', 'hasNext'];
+  const strangers = Object.keys(payload).filter((key) => !allowed.includes(key));
+  if (strangers.length > 0) return [`a payload with members ${strangers.join(', ')}`];
+  if (typeof payload['hasNext'] !== 'boolean') return [`a payload whose hasNext is not a boolean: ${preview(payload)}`];
+  const errors: unknown[] = Array.isArray(payload['errors']) ? [...payload['errors']] : [];
+  for (const entry of [...(Array.isArray(payload['incremental']) ? payload['incremental'] : []), ...(Array.isArray(payload['completed']) ? payload['completed'] : [])]) {
+    if (!isRecord(entry)) return [`an incremental or completed entry that is not an object: ${preview(entry)}`];
+    if (Array.isArray(entry['errors'])) errors.push(...entry['errors']);
+  }
+  return errors.flatMap(graphqlErrorProblems);
+}
+
+/** A multipart/mixed answer (incremental delivery): JSON parts, the first a result, the last saying hasNext: false, then the closing delimiter. */
+function multipartProblems(answer: Answer, type: string): string[] {
+  if (answer.status !== 200) return [`a multipart answer with status ${answer.status}`];
+  const boundary = /boundary="?([^";]+)"?/.exec(type)?.[1];
+  if (boundary === undefined) return [`a multipart answer without a boundary: ${type}`];
+  const [, ...parts] = answer.text.split(`\r\n--${boundary}`);
+  const closing = parts.pop();
+  if (closing === undefined || !closing.startsWith('--')) return answer.open ? [] : [`a multipart answer without its closing delimiter: ${preview(answer.text.slice(-80))}`];
+  const payloads = parts.map((part) => part.slice(part.indexOf('\r\n\r\n') + 4));
+  const problems = payloads.flatMap((json) => jsonProblems(json, resultOrPayloadProblems));
+  const last = payloads.length === 0 ? undefined : (JSON.parse(payloads[payloads.length - 1] as string) as Record<string, unknown>);
+  if (last !== undefined && last['hasNext'] !== false) problems.push(`a multipart answer whose last part does not say hasNext: false: ${preview(last)}`);
   return problems;
 }
 
@@ -1630,6 +1671,24 @@ async function expectEveryTransport(target: Target): Promise<void> {
   ]);
   expect(session.closedWith).toEqual({ code: 1000, reason: '' });
 }
+
+describe('the laws on incremental delivery', () => {
+  const deferred = Buffer.from(JSON.stringify({ query: '{ books(limit: 2) { items { title ... @defer { author { name } } } } }' }));
+
+  it.each(['multipart/mixed', 'multipart/mixed; deferSpec=20220824', 'text/event-stream'])(
+    'hold for a deferring operation answered as %s (its payloads checked, and the checks seen to fail on a broken one)',
+    async (accept) => {
+      const target = targetNamed('production');
+      const request: HttpRequest = { method: 'POST', path: '/graphql', headers: [['content-type', 'application/json'], ['accept', accept]], body: deferred };
+      const answer = await exchange(target.demo.port, request);
+      expect(answer.text).toContain('"hasNext":false');
+      expect(answerProblems(request, answer, target)).toEqual([]);
+      // The same answer with an uncoded error in its last payload breaks the laws.
+      const broken = { ...answer, text: answer.text.replace('"hasNext":false', '"hasNext":false,"errors":[{"message":"no code"}]') };
+      expect(answerProblems(request, broken, target)).toEqual(['an error without a stable code: {"message":"no code"}']);
+    },
+  );
+});
 
 describe('the process after every transport', () => {
   it.each(TARGET_NAMES)(
