@@ -69,6 +69,7 @@ import { ClientSlots } from './clientSlots.ts';
 import { DEFAULT_DOCUMENT_CACHE_BYTES, Documents } from './documents.ts';
 import type { PreparedDocument } from './documents.ts';
 import { PreparationQueue } from './preparationQueue.ts';
+import { checkContextFactory } from './contextFactory.ts';
 import { ResultFinisher } from './finishResult.ts';
 import { DefaultContext, OperationAbort } from './operationScope.ts';
 import type { OperationScope } from './operationScope.ts';
@@ -237,6 +238,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     this.authentication = createAuthentication(options);
     this.authenticate = this.authentication.authenticate;
     this.checksAccess = schemaHasRules(this.schema);
+    checkContextFactory(options.context);
     this.context = options.context;
     this.finisher = new ResultFinisher(this.production, this.reportCost, this.limits, this.log);
     this.streamError = (error) => this.finisher.streamError(error);
