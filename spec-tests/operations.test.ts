@@ -20,6 +20,7 @@ import type { ServerOptions } from '../src/index.ts';
 import { sha256 } from '../src/security/trustedDocuments.ts';
 import { ServerMetrics, MAX_ERROR_CODES, escapeLabelValue } from '../src/observability/metrics.ts';
 import { CacheCounts } from '../src/observability/cacheCounts.ts';
+import { ErrorCounts } from '../src/observability/errorCounts.ts';
 import { JsonLogger, requestIdFrom } from '../src/observability/requestLog.ts';
 import { demoLogLevel } from '../src/demo/config.ts';
 import { json, postJson, send, startServer } from './support/httpServer.ts';
@@ -365,14 +366,16 @@ describe('metrics', () => {
 
   it(`keep at most ${MAX_ERROR_CODES} error codes, counting the rest as OTHER`, () => {
     const metrics = new ServerMetrics();
-    // A batch whose second result has an error without a code; a result whose data says "errors".
-    metrics.countErrors('[{"data":{}},{"errors":[{"message":"x"}]}]');
-    metrics.countErrors('{"data":{"errors":"not an error list"}}');
-    for (let i = 0; i < MAX_ERROR_CODES + 5; i++) metrics.countErrors(JSON.stringify({ errors: [{ message: 'x', extensions: { code: `CODE_${i}` } }] }));
-    metrics.countErrors('{"error":{"code":"CODE_0","message":"again"}}');
-    const lines = samples(metrics.render({ cacheCounts: new CacheCounts(), rateLimited: null, websocketSubscriptions: 0, sseSubscriptions: 0, logLinesDropped: 0 }), 'graphql_errors_total');
+    const errorCounts = new ErrorCounts();
+    // An error without a code; a list with a hole in it; a body that is no refusal.
+    errorCounts.addErrors([{ extensions: {} }, null]);
+    metrics.countRefusal('{"data":{"errors":"not an error list"}}');
+    for (let i = 0; i < MAX_ERROR_CODES + 5; i++) errorCounts.add(`CODE_${i}`);
+    errorCounts.add('CODE_0');
+    metrics.countRefusal('{"error":{"code":"CODE_0","message":"again"}}');
+    const lines = samples(metrics.render({ cacheCounts: new CacheCounts(), errorCounts, rateLimited: null, websocketSubscriptions: 0, sseSubscriptions: 0, logLinesDropped: 0 }), 'graphql_errors_total');
     expect(lines).toHaveLength(MAX_ERROR_CODES + 1);
-    expect(lines.slice(0, 2)).toEqual(['graphql_errors_total{code="UNKNOWN"} 1', 'graphql_errors_total{code="CODE_0"} 2']);
+    expect(lines.slice(0, 2)).toEqual(['graphql_errors_total{code="UNKNOWN"} 2', 'graphql_errors_total{code="CODE_0"} 3']);
     // UNKNOWN and CODE_0 to CODE_98 are the 100 kept; CODE_99 to CODE_104 are OTHER.
     expect(lines.at(-1)).toBe('graphql_errors_total{code="OTHER"} 6');
   });

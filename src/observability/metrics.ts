@@ -8,15 +8,13 @@
  * there are no label strings, maps or closures per request. Label sets are made into text only at scrape time, and values that live elsewhere
  * (cache counts, refusals, open subscriptions, memory) are read then, from their owners.
  *
- * Errors are counted by the `code` of every error a response carries. The code is read back
- * from the body, and only from bodies that carry errors: a GraphQL result with errors begins
- * `{"errors":` (the pipeline writes them first), an HTTP failure `{"error":`, and a batch is
- * read only if it mentions `"errors"`. A successful body costs one prefix comparison. Codes are
- * strings of the schema's resolvers, so at most MAX_ERROR_CODES distinct ones are kept; any
- * other is counted as OTHER, so that a code with an id in it cannot grow the registry without
- * bound.
+ * Errors are counted by code where they are made (errorCounts.ts): the pipeline counts what its
+ * operations return, over every transport; an HTTP refusal made before any operation ran (a
+ * credential refused, a body too large, a method not allowed) is counted here from its body,
+ * `{"error":{"code":...}}`, one prefix comparison for any other body.
  */
 import type { CacheCounts } from './cacheCounts.ts';
+import { ErrorCounts, MAX_ERROR_CODES, OTHER_CODE } from './errorCounts.ts';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -37,12 +35,13 @@ const BUCKET_MS = DURATION_BUCKETS.map((seconds) => seconds * 1000);
 const SLOTS = DURATION_BUCKETS.length + 1;
 /** Statuses are counted from 100 to 599, by their number. */
 const STATUSES = 600;
-export const MAX_ERROR_CODES = 100;
-export const OTHER_CODE = 'OTHER';
+export { MAX_ERROR_CODES, OTHER_CODE };
 
 /** What the registry reads at scrape time from the parts that own it. */
 export interface MetricsSources {
   readonly cacheCounts: CacheCounts;
+  /** Errors the pipeline returned, by code (its operations over every transport). */
+  readonly errorCounts: ErrorCounts;
   /** Operations refused for being over a rate-limit budget (null: no rate limit). */
   readonly rateLimited: number | null;
   /** Subscriptions being served, by transport. */
@@ -59,7 +58,8 @@ export class ServerMetrics {
   private readonly buckets = new Float64Array(OPERATION_TYPES.length * SLOTS);
   /** Sum of durations per type, in milliseconds. */
   private readonly durationSums = new Float64Array(OPERATION_TYPES.length);
-  private readonly errors = new Map<string, number>();
+  /** HTTP refusals made before any operation ran, by code. */
+  private readonly refusals = new ErrorCounts();
   /** HTTP requests accepted whose answer is still being worked out (kept by the server). */
   inFlight = 0;
 
@@ -72,50 +72,20 @@ export class ServerMetrics {
     this.durationSums[type] += durationMs;
   }
 
-  /** Counts the errors a response body carries, by code (see the module comment for which bodies are read). */
-  countErrors(body: string): void {
-    const first = body.charCodeAt(0);
-    if (first === 123 /* { */) {
-      if (!body.startsWith('{"error')) return;
-    } else if (first !== 91 /* [ */ || !body.includes('"errors"')) {
-      return;
-    }
+  /**
+   * Counts the refusal a response body carries: `{"error":{"code":...}}`, the shape of an HTTP
+   * refusal. Called only for requests that ran no operation (the pipeline counted those).
+   */
+  countRefusal(body: string): void {
+    if (!body.startsWith('{"error":')) return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
     } catch {
       return;
     }
-    if (Array.isArray(parsed)) {
-      for (const item of parsed) this.countResultErrors(item);
-    } else {
-      this.countResultErrors(parsed);
-    }
-  }
-
-  /** Counts one error by its code (at most MAX_ERROR_CODES codes, the rest as OTHER). */
-  private countError(code: unknown): void {
-    let label = typeof code === 'string' && code !== '' ? code : 'UNKNOWN';
-    let count = this.errors.get(label);
-    if (count === undefined) {
-      if (this.errors.size >= MAX_ERROR_CODES) {
-        label = OTHER_CODE;
-        count = this.errors.get(label) ?? 0;
-      } else {
-        count = 0;
-      }
-    }
-    this.errors.set(label, count + 1);
-  }
-
-  private countResultErrors(result: unknown): void {
-    if (result === null || typeof result !== 'object') return;
-    const { errors, error } = result as { errors?: unknown; error?: unknown };
-    if (Array.isArray(errors)) {
-      for (const each of errors) this.countError((each as { extensions?: { code?: unknown } } | null)?.extensions?.code);
-    } else if (error !== null && typeof error === 'object') {
-      this.countError((error as { code?: unknown }).code);
-    }
+    const error = (parsed as { error?: unknown } | null)?.error;
+    if (error !== null && typeof error === 'object') this.refusals.add((error as { code?: unknown }).code);
   }
 
   /** The exposition text. Never throws: a source that fails is left out. */
@@ -125,7 +95,7 @@ export class ServerMetrics {
     this.renderDurations(out);
 
     header(out, 'graphql_errors_total', 'counter', `Errors returned to clients, by the code they carried (extensions.code, or error.code of an HTTP failure; at most ${MAX_ERROR_CODES} codes, the rest as ${OTHER_CODE}).`);
-    for (const [code, count] of this.errors) out.push(`graphql_errors_total{code="${escapeLabelValue(code)}"} ${count}`);
+    for (const [code, count] of mergedCounts(sources.errorCounts, this.refusals)) out.push(`graphql_errors_total{code="${escapeLabelValue(code)}"} ${count}`);
 
     header(out, 'graphql_executions_in_flight', 'gauge', 'HTTP GraphQL requests (resource routes included) accepted and not yet answered.');
     out.push(`graphql_executions_in_flight ${this.inFlight}`);
@@ -182,6 +152,13 @@ export class ServerMetrics {
       out.push(`graphql_request_duration_seconds_count{${labels}} ${cumulative}`);
     }
   }
+}
+
+/** The pipeline's counts and the server's refusals, as one count per code (OTHER last, as both keep it). */
+function mergedCounts(...sources: ErrorCounts[]): Map<string, number> {
+  const merged = new Map<string, number>();
+  for (const source of sources) for (const [code, count] of source.entries()) merged.set(code, (merged.get(code) ?? 0) + count);
+  return merged;
 }
 
 /** The process basics, under the names Node's usual Prometheus client gives them (so dashboards for it work). */

@@ -49,7 +49,8 @@ export class RequestObserver {
     const metrics = this.metrics;
     if (metrics !== null) {
       metrics.observe(operation === null ? UNKNOWN_OPERATION : operationTypeIndex(operation.operationType), status, durationMs);
-      if (typeof body === 'string') metrics.countErrors(body);
+      // A request that reached an operation had its errors counted by the pipeline, where they were made.
+      if (operation === null && typeof body === 'string') metrics.countRefusal(body);
     }
     const logger = this.logger;
     if (logger.requests) {

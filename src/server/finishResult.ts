@@ -2,7 +2,10 @@
  * The finish phase: what every result gets before a transport writes it. Every error carries a
  * code; in production an unexpected error (anything a resolver threw that is not a
  * GraphQLError) is masked as "Unexpected error." with an id that its log entry carries too; the
- * cost report goes in `extensions.cost`.
+ * cost report goes in `extensions.cost`. Such an error is logged with its stack outside
+ * production as in production: the log is where a developer trying the server sees a resolver
+ * fail, not only the client's INTERNAL_SERVER_ERROR. The errors of a stream's events and later
+ * payloads are counted here, by code, as they are sent (the pipeline counts its outcomes').
  */
 import { randomUUID } from 'node:crypto';
 import { GraphQLError } from 'graphql';
@@ -10,7 +13,9 @@ import type { ExecutionResult } from 'graphql';
 import type { Analysis } from '../analysis/analyze.ts';
 import type { Limits } from '../analysis/limits.ts';
 import { ErrorCode, codedError, withCode } from '../errors/codes.ts';
+import type { ErrorCounts } from '../observability/errorCounts.ts';
 import type { LogEntry } from '../observability/logEntry.ts';
+import { OperationCancelled } from './operationScope.ts';
 import type { InitialPayload, SubsequentPayload } from './outcomes.ts';
 
 export class ResultFinisher {
@@ -20,7 +25,16 @@ export class ResultFinisher {
     private readonly reportCost: boolean,
     private readonly limits: Limits,
     private readonly log: (entry: LogEntry) => void,
+    /** Where the errors of events and later payloads are counted. */
+    private readonly errorCounts: ErrorCounts,
   ) {}
+
+  /** A subscription event's result, finished as a result is, its errors counted. */
+  finishEvent(result: ExecutionResult, analysis: Analysis | null, requestId: string | undefined): ExecutionResult {
+    const finished = this.finish(result, analysis, requestId);
+    this.errorCounts.addErrors(finished.errors);
+    return finished;
+  }
 
   /** Codes on every error, unexpected errors masked in production, and the cost report. */
   finish(result: ExecutionResult, analysis: Analysis | null, requestId: string | undefined): ExecutionResult {
@@ -68,6 +82,9 @@ export class ResultFinisher {
     if (incremental !== undefined) finished.incremental = incremental.map(finish);
     if (completed !== undefined) finished.completed = completed.map(finish);
     if (errors !== undefined) finished.errors = errors.map((error) => this.fieldError(error, requestId));
+    this.errorCounts.addErrors(finished.errors);
+    for (const part of finished.incremental ?? []) this.errorCounts.addErrors(part.errors);
+    for (const part of finished.completed ?? []) this.errorCounts.addErrors(part.errors);
     return finished;
   }
 
@@ -76,6 +93,12 @@ export class ResultFinisher {
    * GraphQLError as it is, coded; anything else is a fault, masked in production and logged.
    */
   streamError(error: unknown): GraphQLError {
+    const sent = this.streamFailure(error);
+    this.errorCounts.add(sent.extensions['code']);
+    return sent;
+  }
+
+  private streamFailure(error: unknown): GraphQLError {
     if (error instanceof GraphQLError) return withCode(error, ErrorCode.InternalServerError);
     const requestId = randomUUID();
     this.log({ level: 'error', message: 'A subscription stream failed.', requestId, error });
@@ -90,9 +113,11 @@ export class ResultFinisher {
    */
   private fieldError(error: GraphQLError, requestId: string | undefined): GraphQLError {
     const original = error.originalError;
-    if (!this.production || original == null || original instanceof GraphQLError) return withCode(error, ErrorCode.InternalServerError);
+    // The server's own stop (the client left) is no resolver's fault: not logged, and not masked as one.
+    if (original == null || original instanceof GraphQLError || original instanceof OperationCancelled) return withCode(error, ErrorCode.InternalServerError);
     const errorId = requestId ?? randomUUID();
     this.log({ level: 'error', message: `Unexpected error in a resolver: ${error.message}`, requestId: errorId, error: original });
+    if (!this.production) return withCode(error, ErrorCode.InternalServerError);
     return new GraphQLError('Unexpected error.', {
       nodes: error.nodes,
       source: error.source,

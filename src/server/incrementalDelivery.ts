@@ -22,6 +22,7 @@ import type { PromiseOrValue } from '../jsutils/promiseOrValue.ts';
 import type { RateStanding } from '../ratelimit/rateLimiter.ts';
 import type { ResultFinisher } from './finishResult.ts';
 import type { OperationAbort } from './operationScope.ts';
+import { OperationCancelled } from './operationScope.ts';
 import type { InitialPayload, OperationIncremental, OperationResult, SubsequentPayload } from './outcomes.ts';
 import type { ReadyOperation } from './readyOperation.ts';
 import { isTraced } from './request.ts';
@@ -66,7 +67,7 @@ export function executeIncrementally<Raw>(
   // The timeout starts once the executor has started (a synchronous first payload is not timed,
   // as a synchronous result is not), and runs to the last payload.
   const delivery = new Delivery(options, format, abort, request.requestId);
-  request.onClientGone?.(() => delivery.stop(new Error('The client closed the connection.')));
+  request.onClientGone?.(() => delivery.stop(new OperationCancelled('The client closed the connection.')));
   const settle = (settled: Executed | typeof TIMED_OUT): OperationResult | OperationIncremental => {
     if (settled === TIMED_OUT) {
       const error = codedError(`Execution timed out after ${options.timeoutMs} ms.`, ErrorCode.Timeout);

@@ -19,6 +19,13 @@ export interface OperationScope {
 }
 
 /**
+ * Why the server stopped an operation itself (its client left, its time ran out, its
+ * subscription ended): a resolver that fails with it did not fail by its own fault, so it is
+ * not logged as an unexpected error.
+ */
+export class OperationCancelled extends Error {}
+
+/**
  * Whether an operation was abandoned, readable as a plain flag by the executor and as an
  * AbortSignal by resolvers (made only if one asks for it); and who is calling.
  */

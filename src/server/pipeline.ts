@@ -49,6 +49,7 @@ import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
 import { positiveInteger } from '../jsutils/positiveInteger.ts';
 import type { PromiseOrValue } from '../jsutils/promiseOrValue.ts';
 import { CacheCounts } from '../observability/cacheCounts.ts';
+import { ErrorCounts } from '../observability/errorCounts.ts';
 import type { ReadinessCheck } from '../observability/health.ts';
 import type { LogEntry } from '../observability/logEntry.ts';
 import { clientAddress } from '../ratelimit/clientAddress.ts';
@@ -71,7 +72,7 @@ import type { PreparedDocument } from './documents.ts';
 import { PreparationQueue } from './preparationQueue.ts';
 import { checkContextFactory } from './contextFactory.ts';
 import { ResultFinisher } from './finishResult.ts';
-import { DefaultContext, OperationAbort } from './operationScope.ts';
+import { DefaultContext, OperationAbort, OperationCancelled } from './operationScope.ts';
 import type { OperationScope } from './operationScope.ts';
 import { executeIncrementally } from './incrementalDelivery.ts';
 import type { IncrementalOptions } from './incrementalDelivery.ts';
@@ -142,6 +143,11 @@ export interface OperationPipeline<Raw = unknown> {
   charge(identity: Identity, client: ClientInfo): PromiseOrValue<RateRefusal | null>;
   /** Hits and misses of the document and persisted-query caches, for metrics. */
   readonly cacheCounts: CacheCounts;
+  /**
+   * The errors its operations returned, by code, counted where they are made (results,
+   * incremental payloads, subscription events, refusals), whatever the transport: for metrics.
+   */
+  readonly errorCounts: ErrorCounts;
   /** Where the pipeline's errors go (its `log` option): transports log their own faults there too. */
   readonly log: (entry: LogEntry) => void;
   /** The stores' readiness (a Redis rate-limit or persisted-query store), for readiness probes. */
@@ -175,6 +181,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   readonly production: boolean;
   readonly rateLimiter: RateLimiter | null;
   readonly cacheCounts = new CacheCounts();
+  readonly errorCounts = new ErrorCounts();
   readonly log: (entry: LogEntry) => void;
   readonly readiness: ReadonlyArray<ReadinessCheck>;
   readonly streamError: (error: unknown) => GraphQLError;
@@ -240,7 +247,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     this.checksAccess = schemaHasRules(this.schema);
     checkContextFactory(options.context);
     this.context = options.context;
-    this.finisher = new ResultFinisher(this.production, this.reportCost, this.limits, this.log);
+    this.finisher = new ResultFinisher(this.production, this.reportCost, this.limits, this.log, this.errorCounts);
     this.streamError = (error) => this.finisher.streamError(error);
     this.incremental = { finisher: this.finisher, timeoutMs: this.timeoutMs, measureCost: this.reportCost, hideSuggestions: this.production };
     this.subscriptions = new SubscriptionStarter<Raw>({
@@ -281,8 +288,34 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     return this.documents.remember(body as string, read) ?? { params: read, ready: null };
   }
 
-  /** Runs one operation: the phases after authentication, in order. */
+  /** Runs one operation: the phases after authentication, in order; the errors it returns are counted. */
   run(request: OperationRequest<Raw>, known?: KnownRequest): PromiseOrValue<OperationOutcome> {
+    const outcome = this.phases(request, known);
+    return outcome instanceof Promise ? outcome.then(this.counted) : this.counted(outcome);
+  }
+
+  /** An operation's outcome, its errors counted by code (a stream's events are counted as they come: finishResult.ts). */
+  private readonly counted = (outcome: OperationOutcome): OperationOutcome => {
+    switch (outcome.kind) {
+      case 'result':
+        this.errorCounts.addErrors(outcome.result.errors);
+        break;
+      case 'incremental':
+        this.errorCounts.addErrors(outcome.initial.errors);
+        break;
+      case 'rateLimited':
+        this.errorCounts.add(outcome.refusal.code);
+        break;
+      case 'notAllowed':
+        this.errorCounts.add(ErrorCode.MethodNotAllowed);
+        break;
+      default:
+        break;
+    }
+    return outcome;
+  };
+
+  private phases(request: OperationRequest<Raw>, known: KnownRequest | undefined): PromiseOrValue<OperationOutcome> {
     const refused = this.traceRefusal(request.params);
     if (refused !== null) return refused;
     const limiter = this.rateLimiter;
@@ -556,7 +589,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     // A traced result is written by JSON.stringify: the generated writers are for small results.
     const writer = trace ? null : ready.writer;
     if (!(executed instanceof Promise)) return this.finish(executed, ready, request, writer, rate);
-    request.onClientGone?.(() => abort.abort(new Error('The client closed the connection.')));
+    request.onClientGone?.(() => abort.abort(new OperationCancelled('The client closed the connection.')));
     const timeoutMs = this.timeoutMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<null>((resolve) => {
@@ -565,7 +598,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     return Promise.race([executed, timedOut]).then((result): OperationResult => {
       clearTimeout(timer);
       if (result !== null) return this.finish(result, ready, request, writer, rate);
-      abort.abort(new Error(`Execution timed out after ${timeoutMs} ms.`));
+      abort.abort(new OperationCancelled(`Execution timed out after ${timeoutMs} ms.`));
       const error = codedError(`Execution timed out after ${timeoutMs} ms.`, ErrorCode.Timeout);
       return { kind: 'result', result: { errors: [error], data: null }, requestError: false, rate };
     });

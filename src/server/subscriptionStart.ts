@@ -13,7 +13,7 @@ import { jsonSize } from '../jsutils/jsonSize.ts';
 import { mapAsyncIterable } from '../jsutils/mapAsyncIterable.ts';
 import type { ClientSlots } from './clientSlots.ts';
 import type { ResultFinisher } from './finishResult.ts';
-import { OperationAbort } from './operationScope.ts';
+import { OperationAbort, OperationCancelled } from './operationScope.ts';
 import { requestErrors } from './outcomes.ts';
 import type { OperationResult, OperationStream } from './outcomes.ts';
 import type { ReadyOperation } from './readyOperation.ts';
@@ -110,8 +110,8 @@ export class SubscriptionStarter<Raw> {
     const requestId = request.requestId;
     const stream = mapAsyncIterable(
       subscribed,
-      (result) => finisher.finish(result, analysis, requestId),
-      () => abort.abort(new Error('The subscription ended.')),
+      (result) => finisher.finishEvent(result, analysis, requestId),
+      () => abort.abort(new OperationCancelled('The subscription ended.')),
     );
     return { kind: 'stream', stream };
   }

@@ -230,22 +230,28 @@ class GraphQLOverHttp<Raw> {
     return this.authenticated(request, accepted, identity);
   }
 
+  /** A request that is no GraphQL request (no operation runs): its error counted here, where it is made. */
+  private notARequest(mediaType: string, error: GraphQLError): HandlerResponse {
+    this.pipeline.errorCounts.add(error.extensions['code']);
+    return graphqlFailure(mediaType, error);
+  }
+
   /** Once the caller is known: read the request's operations and run them. */
   private authenticated(request: PlainRequest<Raw>, accepted: Accepted, identity: Identity | AuthError): PromiseOrValue<HandlerResponse> {
     if (identity instanceof AuthError) return this.refusedCredential(request, identity);
     const mediaType = accepted.mediaType;
     const streams = mediaType === EVENT_STREAM;
     const read = this.readRequest(request);
-    if (read instanceof GraphQLError) return graphqlFailure(mediaType, read);
+    if (read instanceof GraphQLError) return this.notARequest(mediaType, read);
     if (!Array.isArray(read)) {
       return this.respondTo(request, mediaType, this.pipeline.run(operationRequest(request, identity, read.params, streams, accepted.incremental), read));
     }
     if (streams) {
-      return graphqlFailure(mediaType, codedError('A batch cannot be sent as Server-Sent Events; send one operation per request.', ErrorCode.BadRequest));
+      return this.notARequest(mediaType, codedError('A batch cannot be sent as Server-Sent Events; send one operation per request.', ErrorCode.BadRequest));
     }
-    if (read.length === 0) return graphqlFailure(mediaType, codedError('The batch is empty.', ErrorCode.BadRequest));
+    if (read.length === 0) return this.notARequest(mediaType, codedError('The batch is empty.', ErrorCode.BadRequest));
     const tooMany = checkBatchSize(read.length, this.pipeline.limits);
-    if (tooMany !== null) return graphqlFailure(mediaType, tooMany);
+    if (tooMany !== null) return this.notARequest(mediaType, tooMany);
     return this.runBatch(request, mediaType, identity, read);
   }
 

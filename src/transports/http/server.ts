@@ -145,6 +145,7 @@ class NodeAdapter {
       readiness.current = new Readiness([...pipeline.readiness, ...(options.readinessChecks ?? [])]);
       return new OperationalRoutes(options.health !== false, options.metrics, readiness.current, this.metrics, () => ({
         cacheCounts: pipeline.cacheCounts,
+        errorCounts: pipeline.errorCounts,
         rateLimited: pipeline.rateLimiter?.refused ?? null,
         websocketSubscriptions: this.websocket?.subscriptions ?? 0,
         sseSubscriptions: countSubscriptions(this.writer.eventStreams),
