@@ -7,12 +7,14 @@
  *   other packages resolve from node_modules), its `from 'graphql-glassbox'` pointed at
  *   src/index.ts (the only change made to it), and run with `node --import tsx` under a timeout:
  *   it must exit 0. A block followed by an output block (```text output) must print exactly that.
+ *   The TypeScript ones also type-check, as a user's program would (resolver parameters, which
+ *   makeSchema's resolver map leaves untyped, may be implicitly any).
  * - The API tables (`| entry | what it does | example |`) of README.md and docs/api.md: their
  *   examples, put in one TypeScript file beside declarations of the names they use, must
  *   type-check under the TypeScript 7 compiler the repository's type check runs.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -174,19 +176,22 @@ export function tableProgram(examples: ReadonlyArray<{ file: string; line: numbe
   return { text: [...head, ...body, '}', 'void parse;', ''].join('\n'), origins };
 }
 
-/** Type-checks a file with TypeScript 7 under the repository's options; its diagnostics, each named by the example it came from. */
-export async function typeCheck(dir: string, name: string, text: string, origins: Map<number, string>): Promise<string[]> {
-  writeFileSync(join(dir, name), text);
-  const config = join(dir, `${name}.tsconfig.json`);
-  writeFileSync(
-    config,
-    JSON.stringify({
-      extends: relative(dir, join(ROOT, 'tsconfig.json')).split('\\').join('/'),
-      compilerOptions: { noUnusedLocals: false, noUnusedParameters: false },
-      include: [],
-      files: [name],
-    }),
-  );
+/**
+ * Type-checks files with TypeScript 7 under the repository's options (unused names allowed, and
+ * with `implicitAny`, parameters without a type); the diagnostics, each after the place in the
+ * documents its line came from (`origin`), when known.
+ */
+export async function typeCheck(
+  dir: string,
+  files: ReadonlyArray<{ name: string; text: string }>,
+  origin: (name: string, line: number) => string | undefined,
+  implicitAny = false,
+): Promise<string[]> {
+  for (const file of files) writeFileSync(join(dir, file.name), file.text);
+  const config = join(dir, `${files[0]?.name ?? 'none'}.tsconfig.json`);
+  const compilerOptions = { noUnusedLocals: false, noUnusedParameters: false, ...(implicitAny ? { noImplicitAny: false } : {}) };
+  const base = relative(dir, join(ROOT, 'tsconfig.json')).split('\\').join('/');
+  writeFileSync(config, JSON.stringify({ extends: base, compilerOptions, include: [], files: files.map((file) => file.name) }));
   const tsc = join(ROOT, 'node_modules', 'typescript-7', 'bin', 'tsc');
   const output = await new Promise<string>((resolve) => {
     execFile(process.execPath, [tsc, '--noEmit', '--pretty', 'false', '-p', config], { cwd: ROOT, timeout: 120_000 }, (error, stdout, stderr) => {
@@ -197,9 +202,9 @@ export async function typeCheck(dir: string, name: string, text: string, origins
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => {
-      const at = new RegExp(`${name.replace('.', '\\.')}\\((\\d+),\\d+\\)`).exec(line);
-      const origin = at === null ? undefined : origins.get(Number(at[1]));
-      return origin === undefined ? line : `${origin}\n    ${line}`;
+      const at = /([^/\\(]+\.ts)\((\d+),\d+\)/.exec(line);
+      const where = at === null ? undefined : origin(at[1] as string, Number(at[2]));
+      return where === undefined ? line : `${where}\n    ${line}`;
     });
 }
 
@@ -214,6 +219,11 @@ beforeAll(() => {
 });
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
+  try {
+    rmdirSync(join(ROOT, '.tmp')); // only when nothing else is in it
+  } catch {
+    // another suite's files, or already gone
+  }
 });
 
 describe('the code blocks of README.md and docs/', () => {
@@ -237,13 +247,28 @@ describe('the code blocks of README.md and docs/', () => {
   );
 });
 
+describe('the run blocks', () => {
+  // makeSchema's resolver map does not type a resolver's parameters (its values are unions of
+  // function types), so the examples' resolvers are checked with implicit any allowed.
+  it('type-check as TypeScript, every one written in it', async () => {
+    const typed = runnable.filter((block) => !block.language.startsWith('j'));
+    const files = typed.map((block) => ({ name: `typed-${block.file.replace(/[^A-Za-z0-9]+/g, '-')}-${block.line}.ts`, text: asModule(block, dir), block }));
+    const byName = new Map(files.map((file) => [file.name, file.block]));
+    const diagnostics = await typeCheck(dir, files, (name, line) => {
+      const block = byName.get(name);
+      return block === undefined ? undefined : `${block.file}:${block.line + line}`;
+    }, true);
+    if (diagnostics.length > 0) expect.fail(`the run blocks do not type-check:\n${diagnostics.join('\n')}`);
+  });
+});
+
 describe('the API tables', () => {
   it('type-check, every example in them', async () => {
     const examples = [...texts].flatMap(([file, text]) => tableExamples(file, text));
     expect(examples.length).toBeGreaterThanOrEqual(12);
     const valueExports = Object.keys(await import('../src/index.ts')).sort();
     const { text, origins } = tableProgram(examples, dir, valueExports);
-    const diagnostics = await typeCheck(dir, 'api-tables.ts', text, origins);
+    const diagnostics = await typeCheck(dir, [{ name: 'api-tables.ts', text }], (name, line) => (name === 'api-tables.ts' ? origins.get(line) : undefined));
     if (diagnostics.length > 0) expect.fail(`the API tables' examples do not type-check:\n${diagnostics.join('\n')}`);
   });
 });
@@ -273,7 +298,7 @@ describe('this suite fails where it should', () => {
   it('reports an example of an API table that does not type-check, by file and line', async () => {
     const examples = tableExamples('guide.md', '| entry | what it does | example |\n|---|---|---|\n| `makeSchema` | builds | `makeSchema({ typeDefs: 1 })` |\n| `rateLimit` | limits | `rateLimit: { requests: 5 }` |\n');
     const { text, origins } = tableProgram(examples, dir, ['createServer', 'makeSchema']);
-    const diagnostics = await typeCheck(dir, 'broken-table.ts', text, origins);
+    const diagnostics = await typeCheck(dir, [{ name: 'broken-table.ts', text }], (name, line) => (name === 'broken-table.ts' ? origins.get(line) : undefined));
     expect(diagnostics.join('\n')).toMatch(/^guide\.md:3: `makeSchema\(\{ typeDefs: 1 \}\)`\n {4}.*error TS2322/m);
     expect(diagnostics.join('\n')).toMatch(/^guide\.md:4: `rateLimit: \{ requests: 5 \}`\n {4}.*error TS2559|^guide\.md:4: `rateLimit: \{ requests: 5 \}`\n {4}.*error TS2322/m);
   });
