@@ -170,6 +170,8 @@ describe('HTTP: multipart/mixed, exact bytes on the demo fields', () => {
           { id: '1', data: { author: { name: 'Carl Sagan' }, reviews: [] } },
         ],
         completed: [{ id: '0' }, { id: '1' }],
+        // The whole cost report, `actual` the cost of every part, on the last payload.
+        extensions: { cost: { requested: 6, actual: 6, limit: 1000 } },
       }),
     );
   });
@@ -187,6 +189,7 @@ describe('HTTP: multipart/mixed, exact bytes on the demo fields', () => {
             { data: { author: { name: 'Carl Sagan' }, reviews: [{ stars: 5 }] }, path: ['books', 'items', 0], label: 'more' },
             { data: { author: { name: 'Carl Sagan' }, reviews: [] }, path: ['books', 'items', 1], label: 'more' },
           ],
+          extensions: { cost: { requested: 6, actual: 6, limit: 1000 } },
         },
       ),
     );
@@ -197,7 +200,12 @@ describe('HTTP: multipart/mixed, exact bytes on the demo fields', () => {
     expect(await response.text()).toBe(
       multipart(
         { data: { books: { items: [{ title: 'Cosmos' }] } }, pending: [{ id: '0', path: ['books', 'items'] }], hasNext: true, extensions: { cost: { requested: 2, limit: 1000 } } },
-        { hasNext: false, incremental: [{ id: '0', items: [{ title: 'Pale Blue Dot' }, { title: 'SPQR' }] }], completed: [{ id: '0' }] },
+        {
+          hasNext: false,
+          incremental: [{ id: '0', items: [{ title: 'Pale Blue Dot' }, { title: 'SPQR' }] }],
+          completed: [{ id: '0' }],
+          extensions: { cost: { requested: 2, actual: 2, limit: 1000 } },
+        },
       ),
     );
   });
@@ -207,7 +215,11 @@ describe('HTTP: multipart/mixed, exact bytes on the demo fields', () => {
     expect(await response.text()).toBe(
       multipart(
         { data: { books: { items: [{ title: 'Cosmos' }] } }, hasNext: true, extensions: { cost: { requested: 2, limit: 1000 } } },
-        { hasNext: false, incremental: [{ items: [{ title: 'Pale Blue Dot' }, { title: 'SPQR' }], path: ['books', 'items', 1] }] },
+        {
+          hasNext: false,
+          incremental: [{ items: [{ title: 'Pale Blue Dot' }, { title: 'SPQR' }], path: ['books', 'items', 1] }],
+          extensions: { cost: { requested: 2, actual: 2, limit: 1000 } },
+        },
       ),
     );
   });
@@ -386,7 +398,7 @@ describe('HTTP: each part when it is ready, and what ends the work', () => {
     expect(controls.endings).toEqual([]);
     controls.release();
     expect(await reader.parts(2)).toBe(
-      first + '\r\nContent-Type: application/json; charset=utf-8\r\n\r\n' + '{"hasNext":false,"incremental":[{"id":"0","data":{"slow":"at last"}}],"completed":[{"id":"0"}]}\r\n-----\r\n',
+      first + '\r\nContent-Type: application/json; charset=utf-8\r\n\r\n' + '{"hasNext":false,"incremental":[{"id":"0","data":{"slow":"at last"}}],"completed":[{"id":"0"}],"extensions":{"cost":{"requested":0,"actual":0,"limit":1000}}}\r\n-----\r\n',
     );
   });
 

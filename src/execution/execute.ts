@@ -522,7 +522,7 @@ function resolveTraced(
 ): unknown {
   const args = exec.argumentsOf(field);
   const info = resolveInfo(exec, field, path);
-  const index = trace.resolverCalled(field, path, exec.scheduler !== null ? currentTask() : undefined);
+  const index = trace.resolverCalled(field, path, exec.scheduler !== null ? currentTask() : undefined, exec);
   let value: unknown;
   try {
     value = resolve(source, args, exec.contextValue, info);

@@ -40,6 +40,14 @@ export interface ResolverTrace {
   promise: boolean;
   /** Indexes into `batches` of the batches whose loads this call awaited. */
   batches: number[];
+  /**
+   * Incremental delivery only (`@defer`/`@stream`): the index into `payloads` of the payload that
+   * delivered what this call resolved (0: the first), or null when it was never delivered (its
+   * part failed, was cancelled, or the delivery ended first).
+   */
+  payload?: number | null;
+  /** Incremental delivery only: the ids (`parts`) of the deferred fragments or the stream this call ran for; [] for the first payload's fields. */
+  parts?: string[];
 }
 
 /** One call of a BatchLoader's batch function, sent by the execution's scheduler. */
@@ -99,6 +107,44 @@ export interface PlanTrace {
   selectionSets: SelectionSetTrace[];
 }
 
+/** Incremental delivery: one deferred fragment at one position, or one streamed list. */
+export interface PartTrace {
+  /** Its id in the current format's `pending` (the 2022 format has no ids: numbered the same way). */
+  id: string;
+  kind: 'defer' | 'stream';
+  /** The `label` argument of its `@defer` or `@stream`, or null. */
+  label: string | null;
+  /** Where its data goes (a stream: the list), as `ResolverTrace.path` writes it; '' for the root. */
+  path: string;
+  /** The payload that announced it (`pending`). */
+  announcedIn: number;
+  /** The payload that completed it (`completed`), or null when the delivery ended first. */
+  completedIn: number | null;
+  /** Whether it failed: an error rose to its top (its data was never sent). */
+  failed: boolean;
+}
+
+/** Incremental delivery: one payload, as the client received it (0: the first). */
+export interface PayloadTrace {
+  /** When it was made, as the client asked for it: nanoseconds from the execution's start. */
+  atNs: number;
+  hasNext: boolean;
+  /** Ids of the parts it announced (`pending`). */
+  pending: string[];
+  /** Paths of the data it carried: the first payload's root (''), each deferred fragment's data, each streamed item. */
+  delivered: string[];
+  /** Ids of the parts it completed (`completed`), failed ones too. */
+  completed: string[];
+}
+
+/** What an incremental delivery adds to its trace (made by execution/incremental/deliveryReport.ts). */
+export interface IncrementalTraceParts {
+  readonly parts: PartTrace[];
+  readonly payloads: PayloadTrace[];
+  /** For the execution a resolver call ran in: the payload that delivered its value, and the parts it ran for. */
+  readonly attribution: (owner: object) => { payload: number | null; parts: string[] };
+}
+
 /** `extensions.trace`. */
 export interface ExecutionTrace {
   version: 1;
@@ -109,6 +155,12 @@ export interface ExecutionTrace {
   resolvers: ResolverTrace[];
   batches: BatchTrace[];
   plan: PlanTrace;
+  /**
+   * Incremental delivery only (an operation whose `@defer`/`@stream` applied, in a trace on its
+   * last payload): the deferred fragments and streams, and the payloads in order.
+   */
+  parts?: PartTrace[];
+  payloads?: PayloadTrace[];
 }
 
 /** At most this many keys of one batch are listed. */
@@ -118,8 +170,10 @@ export const MAX_TRACED_KEYS = 100;
 export interface TracedExecution {
   /** The field list of a selection plan for the execution's variables. */
   fieldsOf(selections: SelectionPlan): ReadonlyArray<FieldPlan>;
-  /** Whether plain reads took their shortcut (no custom default resolver). */
+  /** Whether plain reads took their shortcut (no custom default resolver, and not an incremental delivery). */
   readonly plainReads: boolean;
+  /** A custom default resolver: then every field but `__typename` is a resolver call. */
+  readonly fieldResolver: unknown;
 }
 
 /** The recorder of one traced execution; the executor and its scheduler report to it. */
@@ -139,6 +193,16 @@ export class ExecutionTracer implements DispatchObserver {
    * has reached the root, while a batch queued before it is dispatched all the same).
    */
   private finished = false;
+  /**
+   * Incremental delivery only (trackOwners): the execution each resolver call ran in, by index,
+   * which says in which payload its value went. Null, and never touched, for a single result.
+   */
+  private owners: object[] | null = null;
+
+  /** Incremental delivery: from now on, each call's execution is noted (see `owners`). */
+  trackOwners(): void {
+    this.owners = [];
+  }
 
   /** Whole nanoseconds since the start. */
   private now(): number {
@@ -146,8 +210,9 @@ export class ExecutionTracer implements DispatchObserver {
   }
 
   /** A resolver is about to be called (its arguments and info are ready): returns its index. */
-  resolverCalled(field: FieldPlan, path: ResponsePath, task: Task | undefined): number {
+  resolverCalled(field: FieldPlan, path: ResponsePath, task: Task | undefined, owner: object): number {
     if (this.finished) return -1;
+    if (this.owners !== null) this.owners.push(owner);
     const index = this.resolvers.length;
     const entry: ResolverTrace = {
       path: pathToArray(path).join('.'),
@@ -224,8 +289,8 @@ export class ExecutionTracer implements DispatchObserver {
     batch.waiters.sort((a, b) => a - b);
   }
 
-  /** The trace, once the execution's result is ready. */
-  finish(plan: OperationPlan, execution: TracedExecution): ExecutionTrace {
+  /** The trace, once the execution's result is ready (an incremental delivery's: its last payload, with `incremental`). */
+  finish(plan: OperationPlan, execution: TracedExecution, incremental?: IncrementalTraceParts): ExecutionTrace {
     const durationNs = this.now();
     this.finished = true;
     // Only a promise the executor stopped waiting for (its `then` threw) or a batch nobody
@@ -233,7 +298,7 @@ export class ExecutionTracer implements DispatchObserver {
     for (const entry of this.resolvers) if (entry.durationNs < 0) entry.durationNs = durationNs - entry.startNs;
     for (const entry of this.batches) if (entry.durationNs < 0) entry.durationNs = durationNs - entry.startNs;
     for (const entry of this.resolvers) entry.batches.sort((a, b) => a - b);
-    return {
+    const trace: ExecutionTrace = {
       version: 1,
       startedAt: this.startedAt,
       durationNs,
@@ -241,6 +306,26 @@ export class ExecutionTracer implements DispatchObserver {
       batches: this.batches,
       plan: planTrace(plan, execution),
     };
+    if (incremental !== undefined) this.attribute(trace, incremental);
+    return trace;
+  }
+
+  /** Each call's payload and parts, from the execution it ran in; then the parts and payloads themselves. */
+  private attribute(trace: ExecutionTrace, incremental: IncrementalTraceParts): void {
+    const owners = this.owners ?? [];
+    for (let i = 0; i < this.resolvers.length; i++) {
+      const { payload, parts } = incremental.attribution(owners[i] as object);
+      const entry = this.resolvers[i] as ResolverTrace;
+      entry.payload = payload;
+      entry.parts = parts;
+    }
+    trace.parts = incremental.parts;
+    trace.payloads = incremental.payloads;
+  }
+
+  /** Nanoseconds since the start, for the payloads of an incremental delivery. */
+  elapsedNs(): number {
+    return this.now();
   }
 }
 
@@ -271,8 +356,9 @@ function visitSelections(selections: SelectionPlan, path: string, execution: Tra
     // Its @skip/@include could not be decided for these variables: the execution failed there.
     return;
   }
-  const mode = typeof selections.reader.compiled === 'function' ? 'generated' : 'interpreted';
-  into.push(describeSelectionSet(path, selections.type, fields, mode, execution.plainReads));
+  // Generated code runs only where plain reads do (an incremental delivery splits each object's fields first).
+  const mode = execution.plainReads && typeof selections.reader.compiled === 'function' ? 'generated' : 'interpreted';
+  into.push(describeSelectionSet(path, selections.type, fields, mode, execution));
   for (const field of fields) {
     for (const child of field.plannedSelections()) {
       visitSelections(child, path === '' ? field.responseName : `${path}.${field.responseName}`, execution, into);
@@ -293,15 +379,16 @@ function typeName(type: GraphQLOutputType): string {
 }
 
 /**
- * One selection set's fields, by what the executor does with them. `plainReads` is false when a
- * custom default resolver is in play: then every field but `__typename` is a resolver call.
+ * One selection set's fields, by what the executor does with them. With a custom default
+ * resolver every field but `__typename` is a resolver call; without plain reads (that resolver,
+ * or an incremental delivery) no field is listed as a plain read.
  */
 function describeSelectionSet(
   path: string,
   type: GraphQLObjectType,
   fields: ReadonlyArray<FieldPlan>,
   mode: SelectionSetTrace['mode'],
-  plainReads: boolean,
+  execution: TracedExecution,
 ): SelectionSetTrace {
   const set: SelectionSetTrace = { path, type: type.name, mode, fields: [], resolvers: [], plainReads: [], merged: [], denied: [] };
   for (const field of fields) {
@@ -310,8 +397,8 @@ function describeSelectionSet(
     if (field.fieldNodes.length > 1) set.merged.push(name);
     if (field.denial !== null) set.denied.push(name);
     else if (field.isTypename) continue;
-    else if (field.resolve !== undefined || !plainReads) set.resolvers.push(name);
-    else if (field.plainRead !== null) set.plainReads.push(name);
+    else if (field.resolve !== undefined || execution.fieldResolver !== undefined) set.resolvers.push(name);
+    else if (execution.plainReads && field.plainRead !== null) set.plainReads.push(name);
   }
   return set;
 }

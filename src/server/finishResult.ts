@@ -58,8 +58,8 @@ export class ResultFinisher {
 
   /**
    * The first payload of an incremental delivery: its errors coded and masked as a result's,
-   * the cost report added. What the executor measured of the cost (`actual`) is reported when it
-   * reports it; the later payloads carry no cost.
+   * the cost report added: `requested` and `limit` (what the executor measured, `actual`, is known
+   * only once the last part is done, so the executor puts it on the last payload: finishSubsequent).
    */
   finishInitial(payload: InitialPayload, analysis: Analysis | null, requestId: string | undefined): InitialPayload {
     const errors = payload.errors?.map((error) => this.fieldError(error, requestId));
@@ -72,13 +72,19 @@ export class ResultFinisher {
     return finished;
   }
 
-  /** A later payload: the errors of its parts (`incremental[].errors`, `completed[].errors`) coded and masked; unchanged when it has none. */
-  finishSubsequent(payload: SubsequentPayload, requestId: string | undefined): SubsequentPayload {
+  /**
+   * A later payload: the errors of its parts (`incremental[].errors`, `completed[].errors`) coded
+   * and masked; on the last, the executor's `extensions.cost.actual` made the whole cost report
+   * (`{ requested, actual, limit }`, completing the first payload's). Unchanged when it has none.
+   */
+  finishSubsequent(payload: SubsequentPayload, requestId: string | undefined, analysis: Analysis | null = null): SubsequentPayload {
     const finish = <P extends { readonly errors?: ReadonlyArray<GraphQLError> }>(part: P): P =>
       part.errors === undefined ? part : { ...part, errors: part.errors.map((error) => this.fieldError(error, requestId)) };
     const { incremental, completed, errors } = payload;
-    if (errors === undefined && !incremental?.some((part) => part.errors !== undefined) && !completed?.some((part) => part.errors !== undefined)) return payload;
+    const extensions = this.lastCost(payload.extensions, analysis);
+    if (errors === undefined && extensions === undefined && !incremental?.some((part) => part.errors !== undefined) && !completed?.some((part) => part.errors !== undefined)) return payload;
     const finished: { -readonly [K in keyof SubsequentPayload]: SubsequentPayload[K] } = { ...payload };
+    if (extensions !== undefined) finished.extensions = extensions;
     if (incremental !== undefined) finished.incremental = incremental.map(finish);
     if (completed !== undefined) finished.completed = completed.map(finish);
     if (errors !== undefined) finished.errors = errors.map((error) => this.fieldError(error, requestId));
@@ -86,6 +92,13 @@ export class ResultFinisher {
     for (const part of finished.incremental ?? []) this.errorCounts.addErrors(part.errors);
     for (const part of finished.completed ?? []) this.errorCounts.addErrors(part.errors);
     return finished;
+  }
+
+  /** The last payload's extensions with the whole cost report, when the executor measured it there; else undefined. */
+  private lastCost(extensions: Record<string, unknown> | undefined, analysis: Analysis | null): Record<string, unknown> | undefined {
+    const actual = (extensions?.['cost'] as { actual?: number } | undefined)?.actual;
+    if (actual === undefined || !this.reportCost || analysis === null) return undefined;
+    return { ...extensions, cost: { requested: analysis.cost, actual, limit: this.limits.cost === false ? null : this.limits.cost } };
   }
 
   /**

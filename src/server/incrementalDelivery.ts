@@ -2,7 +2,8 @@
  * The execute phase of an operation whose `@defer` or `@stream` applies, on a request that can
  * carry incremental payloads: the incremental executor (execution/incremental/) in the format
  * the request asked for, every payload finished as a result is (finishResult.ts: codes, masking
- * in production, the cost report on the first payload).
+ * in production, the cost report: `requested` and `limit` on the first payload, the whole report
+ * with `actual` on the last, where the executor puts the cost of every part, and the trace).
  *
  * The timeout (`executionTimeoutMs`) bounds the whole operation, from its start to its last
  * payload, not each payload: deferred parts and streamed items are work of the same request, and
@@ -16,6 +17,7 @@
  * payloads early (`return()`), does the same without a last payload: nothing is left running.
  */
 import type { ExecutionResult, GraphQLError } from 'graphql';
+import type { Analysis } from '../analysis/analyze.ts';
 import { ErrorCode, codedError } from '../errors/codes.ts';
 import { executePlanIncrementally } from '../execution/incremental/executeIncrementally.ts';
 import type { PromiseOrValue } from '../jsutils/promiseOrValue.ts';
@@ -66,7 +68,7 @@ export function executeIncrementally<Raw>(
   const executed = executePlanIncrementally(ready.plan, args, format) as PromiseOrValue<Executed>;
   // The timeout starts once the executor has started (a synchronous first payload is not timed,
   // as a synchronous result is not), and runs to the last payload.
-  const delivery = new Delivery(options, format, abort, request.requestId);
+  const delivery = new Delivery(options, format, abort, request.requestId, ready.analysis);
   request.onClientGone?.(() => delivery.stop(new OperationCancelled('The client closed the connection.')));
   const settle = (settled: Executed | typeof TIMED_OUT): OperationResult | OperationIncremental => {
     if (settled === TIMED_OUT) {
@@ -115,6 +117,8 @@ class Delivery {
     private readonly format: IncrementalFormat,
     private readonly abort: OperationAbort,
     private readonly requestId: string | undefined,
+    /** For the cost report the last payload completes. */
+    private readonly analysis: Analysis | null,
   ) {
     this.finisher = options.finisher;
     this.timeoutMs = options.timeoutMs;
@@ -197,7 +201,7 @@ class Delivery {
       this.over();
       return DONE;
     }
-    const payload = this.finisher.finishSubsequent(step.value, this.requestId);
+    const payload = this.finisher.finishSubsequent(step.value, this.requestId, this.analysis);
     for (const part of payload.pending ?? []) this.pending.add(part.id);
     for (const part of payload.completed ?? []) this.pending.delete(part.id);
     if (!payload.hasNext) this.over();

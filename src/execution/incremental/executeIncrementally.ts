@@ -31,6 +31,7 @@ import { collectExecutionGroups, executeSelectionSetIncrementally, splitAt } fro
 import { IncrementalExecution, IncrementalRequest, NO_DEFER } from './incrementalExecution.ts';
 import { IncrementalPublisher } from './publisher.ts';
 import type { ExperimentalIncrementalExecutionResults } from './publisher.ts';
+import { DeliveryReport } from './deliveryReport.ts';
 import { LegacyPublisher } from './legacyPublisher.ts';
 import type { LegacyExperimentalIncrementalExecutionResults } from './legacyPublisher.ts';
 import { completeStreamedList } from './streams.ts';
@@ -132,7 +133,17 @@ function executeRoot(exec: IncrementalExecution): void {
 
 /** The initial execution's answer: a plain result when nothing is left to deliver, else the first payload and the rest. */
 function respond(exec: IncrementalExecution, data: ResultObject | null, errors: ReadonlyArray<GraphQLError>, work: IncrementalWork): unknown {
-  if (data === null || (work.tasks?.length === 0 && work.streams?.length === 0)) return errors.length > 0 ? { errors, data } : { data };
+  if (data === null || (work.tasks?.length === 0 && work.streams?.length === 0)) return plainResult(exec, data, errors);
   const publisher = exec.request.branching ? new LegacyPublisher() : new IncrementalPublisher();
-  return publisher.buildResponse({ data, errors, work, abortSignal: exec.abortSignal, onFinished: () => undefined });
+  // The actual cost and the trace go on the last payload (deliveryReport.ts): only then are they known.
+  const report = exec.trace !== null || exec.actualCost !== null ? new DeliveryReport(exec) : null;
+  return publisher.buildResponse({ data, errors, work, abortSignal: exec.abortSignal, onFinished: () => undefined, report });
+}
+
+/** Nothing left to deliver later: one result, with its cost and trace as execute's (execution.ts Execution.result). */
+function plainResult(exec: IncrementalExecution, data: ResultObject | null, errors: ReadonlyArray<GraphQLError>): ExecutionResult {
+  const result: ExecutionResult = errors.length > 0 ? { errors, data } : { data };
+  if (exec.actualCost !== null) result.extensions = { cost: { actual: exec.request.actualCost } };
+  if (exec.trace !== null) (result.extensions ??= {})['trace'] = exec.trace.finish(exec.plan, exec);
+  return result;
 }

@@ -29,6 +29,7 @@ import { HONOURS_ABORT_SIGNAL } from '../../language/graphqlCompat.ts';
 import type { VariableValues } from '../../language/graphqlCompat.ts';
 import type { DeferUsage } from '../../language/collectDeferredFields.ts';
 import { Execution } from '../execution.ts';
+import type { ExecutionTracer } from '../trace.ts';
 import type { IncrementalHooks, ResultObject } from '../execution.ts';
 import type { PlannedExecuteArgs } from '../execute.ts';
 import { pathToArray } from '../path.ts';
@@ -54,6 +55,12 @@ export class IncrementalRequest {
   readonly groupsAt = new Map<ResponsePath | undefined, Map<DeferUsage, DeliveryGroup>>();
   /** The one scheduler of the request, made by the initial execution. */
   scheduler: BatchScheduler | null = null;
+  /** A traced request's one recorder, made by the initial execution and shared by every part: one trace for the whole delivery. */
+  tracer: ExecutionTracer | null = null;
+  /** The summed cost weight of every part's fields so far, when measuring (ExecuteArgs.measureCost): added as each part finishes. */
+  actualCost = 0;
+  /** A traced request's part values (an execution group's, a streamed item's), by the execution that made them: which payload delivered which calls. */
+  readonly valueOwners: WeakMap<object, IncrementalExecution> | null;
 
   constructor(
     plan: OperationPlan,
@@ -70,6 +77,7 @@ export class IncrementalRequest {
     this.earlyExecution = options.earlyExecution;
     this.hooks = options.hooks;
     this.collections = new RequestCollections(plan);
+    this.valueOwners = args.trace === true ? new WeakMap() : null;
   }
 
   /** The delivery group of `usage` for a position: made there or at the nearest ancestor that made one. */
@@ -107,7 +115,9 @@ export class IncrementalExecution extends Execution {
   respond: ((data: ResultObject | null, errors: ReadonlyArray<GraphQLError>, work: IncrementalWork) => unknown) | null = null;
 
   constructor(request: IncrementalRequest, kind: PartKind, deferUsages: DeferUsageSet, rootPath: ResponsePath | undefined) {
-    const args = kind === 'initial' ? request.args : { ...request.args, trace: false, measureCost: false, abortSignal: undefined };
+    // Every part measures its own cost (summed into the request's as it finishes) and reports to
+    // the initial execution's tracer: one trace and one cost for the whole delivery.
+    const args = kind === 'initial' ? request.args : { ...request.args, trace: false, abortSignal: undefined };
     super(request.plan, args, request.variables, request.typeResolver);
     this.request = request;
     this.kind = kind;
@@ -119,6 +129,12 @@ export class IncrementalExecution extends Execution {
     // One scheduler for the whole request: a deferred part's loads join the batches of its level.
     if (kind === 'initial') request.scheduler = this.scheduler;
     else (this as { scheduler: BatchScheduler | null }).scheduler = request.scheduler;
+    if (kind === 'initial') {
+      request.tracer = this.trace;
+      this.trace?.trackOwners();
+    } else {
+      (this as { trace: ExecutionTracer | null }).trace = request.tracer;
+    }
   }
 
   /** An error reached the top of this part: for a deferred fragment or a streamed item, the part fails. */
@@ -140,17 +156,24 @@ export class IncrementalExecution extends Execution {
 
   /** What this part answers once nothing is pending (see PartKind). */
   protected override result(): ExecutionResult {
+    if (this.actualCost !== null) this.request.actualCost += this.actualCost;
     if (this.failure !== NO_FAILURE && this.kind !== 'initial') return { failed: this.failure } satisfies PartFailure as never;
     const work = this.incrementalWork();
     if (this.kind === 'group') {
       const value = { deliveryGroups: this.groupsServed, path: pathToArray(this.rootPath), data: this.data as ResultObject };
-      return { value: this.errors.length > 0 ? { ...value, errors: this.errors } : value, work } as never;
+      return { value: this.owning(this.errors.length > 0 ? { ...value, errors: this.errors } : value), work } as never;
     }
     if (this.kind === 'item') {
       const item = (this.data as ResultObject)[(this.rootItemKey as number)];
-      return { value: this.errors.length > 0 ? { item, errors: this.errors } : { item }, work } as never;
+      return { value: this.owning(this.errors.length > 0 ? { item, errors: this.errors } : { item }), work } as never;
     }
     return (this.respond as NonNullable<typeof this.respond>)(this.data, this.errors, work) as never;
+  }
+
+  /** A traced request notes which execution made a part's value (deliveryReport.ts). */
+  private owning<V extends object>(value: V): V {
+    this.request.valueOwners?.set(value, this);
+    return value;
   }
 
   /** For an execution group: the delivery groups it serves. */

@@ -73,7 +73,8 @@ export class LegacyPublisher {
   private readonly indices = new Map<ItemStream, number>();
 
   buildResponse(inputs: ResponseInputs): LegacyExperimentalIncrementalExecutionResults {
-    const { initialStreams, events } = createWorkQueue(inputs.work);
+    const { initialGroups, initialStreams, events } = createWorkQueue(inputs.work);
+    inputs.report?.first(initialGroups, initialStreams);
     for (const stream of initialStreams) this.indices.set(stream, stream.initialCount);
     const initialResult: LegacyInitialIncrementalExecutionResult =
       inputs.errors.length > 0 ? { errors: inputs.errors, data: inputs.data, hasNext: true } : { data: inputs.data, hasNext: true };

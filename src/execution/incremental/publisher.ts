@@ -21,6 +21,7 @@ import { ensureGraphQLError } from '../../language/graphqlCompat.ts';
 import { pathToArray } from '../path.ts';
 import type { ResponsePath } from '../path.ts';
 import { closeAbruptly, mapClosing } from './abruptClose.ts';
+import type { DeliveryReport } from './deliveryReport.ts';
 import { createWorkQueue } from './workQueue.ts';
 import type { DeliveryGroup, ExecutionGroupValue, IncrementalWork, ItemStream, WorkQueueEvent } from './workQueue.ts';
 
@@ -91,15 +92,17 @@ export interface ResponseInputs {
   readonly abortSignal: AbortSignal | undefined;
   /** Called once, when the last payload has gone or the client left. */
   readonly onFinished: () => void;
+  /** The actual cost and the trace, for the last payload's `extensions`; null when neither was asked for. */
+  readonly report: DeliveryReport | null;
 }
 
 /** The subsequent results of a work queue through `toPayload`; closing it early closes the queue, and an abort throws into it. */
-export function publish<P>(
+export function publish<P extends { readonly hasNext: boolean; extensions?: Record<string, unknown> }>(
   inputs: ResponseInputs,
   events: AsyncGenerator<ReadonlyArray<WorkQueueEvent>, void, void>,
   toPayload: (batch: ReadonlyArray<WorkQueueEvent>, finished: () => void) => P,
 ): AsyncGenerator<P, void, void> {
-  const { abortSignal, onFinished } = inputs;
+  const { abortSignal, onFinished, report } = inputs;
   const abort = () => {
     subsequentResults.throw(abortSignal?.reason).catch(() => undefined);
   };
@@ -112,7 +115,7 @@ export function publish<P>(
     abortSignal?.removeEventListener('abort', abort);
   };
   const subsequentResults: AsyncGenerator<P, void, void> = closeAbruptly(
-    mapClosing(events, (batch) => toPayload(batch, finished)),
+    mapClosing(events, report === null ? (batch) => toPayload(batch, finished) : (batch) => report.payload(batch, toPayload(batch, finished))),
     () => finished(),
   );
   return subsequentResults;
@@ -127,6 +130,7 @@ export class IncrementalPublisher {
   buildResponse(inputs: ResponseInputs): ExperimentalIncrementalExecutionResults {
     const { initialGroups, initialStreams, events } = createWorkQueue(inputs.work);
     const pending = this.toPending(initialGroups, initialStreams);
+    inputs.report?.first(initialGroups, initialStreams);
     const initialResult: InitialIncrementalExecutionResult =
       inputs.errors.length > 0 ? { errors: inputs.errors, data: inputs.data, pending, hasNext: true } : { data: inputs.data, pending, hasNext: true };
     const subsequentResults = publish(inputs, events, (batch, finished) => this.payload(batch, finished));
