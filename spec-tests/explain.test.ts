@@ -175,3 +175,48 @@ describe('explainOperation', () => {
     expect(formatExplanation(explainOperation(schema, parse('{ a }')))).toMatch(/^query \(anonymous\)\n/);
   });
 });
+
+describe('incremental delivery in the explanation', () => {
+  const DEFERRED = '{ books(limit: 2) { items @stream(initialCount: 1, label: "rest") { title ... @defer(label: "who") { author { name } } ... @defer { averageStars } } } }';
+
+  it('says which fields are inside a deferred fragment (its label and path) and which list is streamed', () => {
+    const { stdout, code } = runExplain([DEFERRED]);
+    expect(code).toBe(0);
+    expect(stdout.split('\n').slice(4, 14).join('\n')).toBe(
+      [
+        'Query · interpreted: the root selection set always is',
+        '└─ books: BookPage! · resolver · weight 1 · cost 4',
+        '   BookPage · interpreted: the operation defers or streams (each object is split by @defer first)',
+        '   └─ items: [Book!]! · default read · streamed after 1 item "rest" · list of 2 · weight 1 · cost 3',
+        '      Book · interpreted: the operation defers or streams (each object is split by @defer first) · fragments: ... (no type condition)',
+        '      ├─ title: String! · default read · weight 0 · cost 0',
+        '      ├─ author: Author! · resolver (loads authorById) · deferred "who" at books.items · weight 1 · cost 1',
+        '      │  Author · interpreted: the operation defers or streams (each object is split by @defer first)',
+        '      │  └─ name: String! · default read · weight 0 · cost 0',
+        '      └─ averageStars: Float · resolver (loads reviewsByBook) · deferred (no label) at books.items · weight 0 · cost 0',
+      ].join('\n'),
+    );
+  });
+
+  it('as data: `deferred` on every field delivered with a fragment, `stream` on the streamed list; nothing when if: false', () => {
+    const explained = explainOperation(demoSchema, parse(DEFERRED)) as Explanation;
+    const items = explained.root.fields[0]?.selectionSets[0]?.fields[0];
+    expect(items?.stream).toEqual({ label: 'rest', initialCount: 1 });
+    const book = items?.selectionSets[0]?.fields ?? [];
+    expect(book.map((field) => [field.responseName, field.deferred])).toEqual([
+      ['title', undefined],
+      ['author', [{ label: 'who', path: 'books.items' }]],
+      ['averageStars', [{ label: null, path: 'books.items' }]],
+    ]);
+    expect(book[1]?.selectionSets[0]?.fields[0]?.deferred).toEqual([{ label: 'who', path: 'books.items' }]);
+    // Asked inline too: not deferred.
+    const both = explainOperation(demoSchema, parse('{ book(id: "b1") { title ... @defer { title author { name } } } }')) as Explanation;
+    expect(both.root.fields[0]?.selectionSets[0]?.fields.map((field) => [field.responseName, field.deferred])).toEqual([
+      ['title', undefined],
+      ['author', [{ label: null, path: 'book' }]],
+    ]);
+    const off = explainOperation(demoSchema, parse('{ books(limit: 2) { items @stream(if: false) { ... @defer(if: false) { title } } } }')) as Explanation;
+    const offItems = off.root.fields[0]?.selectionSets[0]?.fields[0];
+    expect([offItems?.stream, offItems?.selectionSets[0]?.fields[0]?.deferred]).toEqual([undefined, undefined]);
+  });
+});

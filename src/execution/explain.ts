@@ -14,18 +14,25 @@
  * plans the executor caches. Which loader a resolver loads from is in the resolver's code, so
  * batching is explained only when the caller declares it (`loaders`): then the rounds follow the
  * scheduler's rule (batching/scheduler.ts), one more round below each field that loads.
+ *
+ * Incremental delivery: each field inside a deferred fragment says which `@defer` (its label, and
+ * the path of the object it is deferred at), and each list field written with `@stream` says so,
+ * as the incremental executor will collect them (language/collectDeferredFields.ts, with these
+ * variables): a field also asked outside every `@defer` is not deferred.
  */
 import { GraphQLError, getNamedType, getNullableType, isAbstractType, isListType, isNonNullType, isObjectType, validate } from 'graphql';
 import type { DocumentNode, FieldNode, GraphQLObjectType, GraphQLSchema, SelectionSetNode } from 'graphql';
 import { analyzeOperation } from '../analysis/analyze.ts';
 import type { Analysis, FieldMeasure } from '../analysis/analyze.ts';
 import { shouldInclude, typeConditionMatches } from '../language/collectFields.ts';
+import { collectDeferredFields } from '../language/collectDeferredFields.ts';
+import type { DeferUsage, FieldDetails, SelectionSetUnder } from '../language/collectDeferredFields.ts';
 import type { Fragments } from '../language/collectFields.ts';
 import { selectOperation } from '../language/selectOperation.ts';
 import { COMPILE_AFTER, whyNotCompiled } from './compileFields.ts';
 import { STRINGIFY_COMPILE_AFTER } from './compileStringify.ts';
 import { OperationPlan } from './plan.ts';
-import { coerceVariableValues } from '../language/graphqlCompat.ts';
+import { STREAM_DIRECTIVE, coerceVariableValues, directiveValues } from '../language/graphqlCompat.ts';
 import type { VariableValues } from '../language/graphqlCompat.ts';
 import type { FieldPlan, SelectionPlan } from './plan.ts';
 
@@ -60,8 +67,22 @@ export interface ExplainedField {
   cost: number;
   /** The loader its resolver loads from, when declared (`loaders`). */
   loader?: string;
+  /**
+   * Incremental delivery: the deferred fragments this field is delivered with (each `@defer`'s
+   * label or null, and the path of the object it defers from), present when every selection of
+   * it is inside one; absent when it comes in the payload of its parent.
+   */
+  deferred?: DeferredIn[];
+  /** Incremental delivery: the `@stream` on this list field (its `if` not false). */
+  stream?: { label: string | null; initialCount: number };
   /** One selection set per runtime object type (several for an interface or union); none for a leaf. */
   selectionSets: ExplainedSelectionSet[];
+}
+
+/** One `@defer`: its label (null without one) and where its fragment stands (response names from the root). */
+export interface DeferredIn {
+  label: string | null;
+  path: string;
 }
 
 export interface ExplainedSelectionSet {
@@ -133,7 +154,7 @@ export function explainOperation(
   const measures = new Map<FieldNode, Map<GraphQLObjectType, FieldMeasure>>();
   // A plan of its own: the executor's cached plans are neither made nor changed here.
   const plan = new OperationPlan(schema, operation, fragments);
-  const explainer = new Explainer(schema, fragments, variables, measures, options.loaders ?? {});
+  const explainer = new Explainer(schema, fragments, variables, measures, options.loaders ?? {}, plan.incremental);
   let analysis: Analysis;
   let root: ExplainedSelectionSet;
   try {
@@ -150,7 +171,7 @@ export function explainOperation(
         byType.set(measure.parentType, measure);
       },
     }).analysis;
-    root = explainer.selectionSet(plan.root, '', [operation.selectionSet], true);
+    root = explainer.selectionSet(plan.root, '', [{ selectionSet: operation.selectionSet, deferUsage: undefined }], true);
   } catch (error) {
     // Too deep to analyze, or a @skip/@include whose variable is null: what running it would answer.
     if (error instanceof GraphQLError) return { errors: [error] };
@@ -168,33 +189,44 @@ export function explainOperation(
 }
 
 class Explainer {
+  /** Where each `@defer` met so far stands: the path of the selection set it was collected in. */
+  private readonly deferPaths = new Map<DeferUsage, string>();
+
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly fragments: Fragments,
     private readonly variables: VariableValues,
     private readonly measures: Map<FieldNode, Map<GraphQLObjectType, FieldMeasure>>,
     private readonly loaders: Readonly<Record<string, string>>,
+    /** Whether the document uses @defer or @stream (plan.ts OperationPlan.incremental). */
+    private readonly defersOrStreams: boolean,
   ) {}
 
-  selectionSet(selections: SelectionPlan, path: string, nodes: ReadonlyArray<SelectionSetNode>, isRoot: boolean): ExplainedSelectionSet {
+  /** `inputs`: the selection sets merged here, each with the `@defer` it inherits from its field. */
+  selectionSet(selections: SelectionPlan, path: string, inputs: ReadonlyArray<SelectionSetUnder>, isRoot: boolean): ExplainedSelectionSet {
     const fields = selections.fieldsForVariables(this.variables);
+    // Collected again as the incremental executor collects them: which selection is under which @defer.
+    const collected = collectDeferredFields(this.schema, this.fragments, this.variables, selections.type, inputs);
+    for (const usage of collected.newDeferUsages) this.deferPaths.set(usage, path);
     let why: string | null;
     if (isRoot) why = 'the root selection set always is';
+    // The incremental executor splits each object's fields by @defer before running them: no generated code.
+    else if (this.defersOrStreams) why = 'the operation defers or streams (each object is split by @defer first)';
     else if (selections.fields === undefined) why = 'its fields are chosen per request by @skip/@include variables';
     else why = whyNotCompiled(fields);
     const fragments: string[] = [];
-    for (const node of nodes) this.fragmentsOf(node, selections.type, fragments);
+    for (const input of inputs) this.fragmentsOf(input.selectionSet, selections.type, fragments);
     return {
       path,
       type: selections.type.name,
       mode: why === null ? 'generated' : 'interpreted',
       why: why ?? `after ${COMPILE_AFTER} objects`,
       fragments,
-      fields: fields.map((field) => this.field(field, path)),
+      fields: fields.map((field) => this.field(field, path, collected.fields.get(field.responseName) ?? [])),
     };
   }
 
-  private field(field: FieldPlan, parentPath: string): ExplainedField {
+  private field(field: FieldPlan, parentPath: string, details: ReadonlyArray<FieldDetails>): ExplainedField {
     const path = parentPath === '' ? field.responseName : `${parentPath}.${field.responseName}`;
     const measure = this.measures.get(field.fieldNodes[0] as FieldNode)?.get(field.parentType);
     const loader = this.loaders[`${field.parentType.name}.${field.fieldName}`];
@@ -204,7 +236,8 @@ class Explainer {
       type: String(field.returnType),
       list: isListType(getNullableType(field.returnType)),
       nonNull: isNonNullType(field.returnType),
-      kind: field.isTypename ? 'typename' : field.resolve !== undefined ? 'resolver' : field.plainRead !== null ? 'plainRead' : 'defaultRead',
+      // No plain reads in an incremental delivery: each object's fields are split by @defer first.
+      kind: field.isTypename ? 'typename' : field.resolve !== undefined ? 'resolver' : field.plainRead !== null && !this.defersOrStreams ? 'plainRead' : 'defaultRead',
       merged: field.fieldNodes.length,
       weight: measure?.weight ?? 0,
       listSize: measure?.listSize ?? null,
@@ -212,11 +245,30 @@ class Explainer {
       selectionSets: [],
     };
     if (loader !== undefined) explained.loader = loader;
+    this.incremental(explained, field, details);
     const named = getNamedType(field.returnType);
     const types = isObjectType(named) ? [named] : isAbstractType(named) ? this.schema.getPossibleTypes(named) : [];
-    const nodes = field.fieldNodes.flatMap((node) => (node.selectionSet === undefined ? [] : [node.selectionSet]));
-    for (const type of types) explained.selectionSets.push(this.selectionSet(field.selectionsFor(type), path, nodes, false));
+    const inputs = details.flatMap((detail) => (detail.node.selectionSet === undefined ? [] : [{ selectionSet: detail.node.selectionSet, deferUsage: detail.deferUsage }]));
+    for (const type of types) explained.selectionSets.push(this.selectionSet(field.selectionsFor(type), path, inputs, false));
     return explained;
+  }
+
+  /** Whether the field is delivered later: inside deferred fragments only, or streamed. */
+  private incremental(explained: ExplainedField, field: FieldPlan, details: ReadonlyArray<FieldDetails>): void {
+    if (details.length > 0 && details.every((detail) => detail.deferUsage !== undefined)) {
+      const deferred: DeferredIn[] = [];
+      for (const detail of details) {
+        const usage = detail.deferUsage as DeferUsage;
+        const entry = { label: usage.label ?? null, path: this.deferPaths.get(usage) ?? '' };
+        if (!deferred.some((each) => each.label === entry.label && each.path === entry.path)) deferred.push(entry);
+      }
+      explained.deferred = deferred;
+    }
+    if (!explained.list) return;
+    const stream = directiveValues(STREAM_DIRECTIVE, field.fieldNodes[0] as FieldNode, this.variables);
+    if (stream === undefined || stream['if'] === false) return;
+    const label = stream['label'];
+    explained.stream = { label: typeof label === 'string' ? label : null, initialCount: Number(stream['initialCount']) };
   }
 
   /** The fragments (named and inline) that CollectFields enters for objects of `type`, in document order. */
@@ -322,18 +374,35 @@ const KIND_TEXT: Record<FieldKind, string> = {
   typename: 'type name',
 };
 
-function formatSet(set: ExplainedSelectionSet, prefix: string, lines: string[]): void {
+function formatSet(set: ExplainedSelectionSet, prefix: string, lines: string[], parentDeferred = ''): void {
   const fragments = set.fragments.length === 0 ? '' : ` · fragments: ${set.fragments.join(', ')}`;
   lines.push(`${prefix}${set.type} · ${set.mode === 'generated' ? `generated ${set.why}` : `interpreted: ${set.why}`}${fragments}`);
   set.fields.forEach((field, index) => {
     const last = index === set.fields.length - 1;
     const name = field.responseName === field.fieldName ? field.responseName : `${field.responseName} (${field.fieldName})`;
     const parts = [`${name}: ${field.type}`, field.loader === undefined ? KIND_TEXT[field.kind] : `${KIND_TEXT[field.kind]} (loads ${field.loader})`];
+    // Said where it starts: the fields beneath a deferred field come with it.
+    const deferred = deferredText(field.deferred);
+    if (deferred !== '' && deferred !== parentDeferred) parts.push(deferred);
+    if (field.stream !== undefined) parts.push(streamText(field.stream));
     if (field.merged > 1) parts.push(`merged from ${field.merged} selections`);
     if (field.listSize !== null) parts.push(`list of ${field.listSize}`);
     parts.push(`weight ${field.weight}`, `cost ${field.cost}`);
     lines.push(`${prefix}${last ? '└─ ' : '├─ '}${parts.join(' · ')}`);
     const childPrefix = prefix + (last ? '   ' : '│  ');
-    for (const child of field.selectionSets) formatSet(child, childPrefix, lines);
+    for (const child of field.selectionSets) formatSet(child, childPrefix, lines, deferred);
   });
+}
+
+/** `deferred "who" at books.items`, or `deferred (no label) at books.items`; '' when not deferred. */
+function deferredText(deferred: ReadonlyArray<DeferredIn> | undefined): string {
+  if (deferred === undefined) return '';
+  const each = deferred.map((entry) => `${entry.label === null ? '(no label)' : JSON.stringify(entry.label)} at ${entry.path === '' ? 'the root' : entry.path}`);
+  return `deferred ${each.join(' and ')}`;
+}
+
+/** `streamed after 1 item`, with its label when it has one. */
+function streamText(stream: NonNullable<ExplainedField['stream']>): string {
+  const after = `streamed after ${stream.initialCount} ${stream.initialCount === 1 ? 'item' : 'items'}`;
+  return stream.label === null ? after : `${after} ${JSON.stringify(stream.label)}`;
 }
