@@ -148,7 +148,8 @@ describe.skipIf(!hasChromium)('GraphiQL in Chromium', () => {
     await waitForResponse(page, '"stars"');
     expect(JSON.parse(await responseText(page))).toEqual({
       data: { books: { items: [{ title: 'Cosmos', reviews: [{ stars: 5 }] }, { title: 'Pale Blue Dot', reviews: [] }] } },
-      extensions: { cost: { requested: 4, limit: 1000 } },
+      // The last payload's whole cost report (its `actual` counts the deferred part), merged in.
+      extensions: { cost: { requested: 4, actual: 4, limit: 1000 } },
     });
     await page.screenshot({ path: `${SCREENSHOTS}deferred-whole.png` });
     // GraphiQL's multipart reader (meros) cancels the body once it has read the close delimiter,
@@ -220,6 +221,21 @@ describe.skipIf(!hasChromium)('GraphiQL in Chromium', () => {
     expect(await page.locator('.engine-trace-plan').textContent()).toMatch(/^\{/);
     await page.screenshot({ path: `${SCREENSHOTS}trace-waterfall.png` });
     expect(problems).toEqual([]);
+  });
+
+  it('a deferred query traced: the trace of its last payload, its payloads drawn as lines on the waterfall', async () => {
+    await typeQuery(page, '{ books(limit: 2, sort: TITLE) { items { title ... @defer(label: "later") { author { name } } } } }');
+    await page.locator('.graphiql-execute-button').click();
+    await waitForResponse(page, '"Carl Sagan"');
+    await page.locator('.engine-trace-payloads').waitFor();
+    expect(await page.locator('.engine-trace-axis .engine-trace-payload').count()).toBeGreaterThanOrEqual(2);
+    expect(await page.locator('.engine-trace-payloads').textContent()).toMatch(/^payload 0 at .+: delivered \(root\); announced 0, 1\npayload 1 at /);
+    expect(await page.locator('.engine-trace-parts').textContent()).toMatch(/part 0: defer "later" at books\.items\.0/);
+    const title = await page.locator('.engine-trace-resolver[title*="Book.author"]').first().getAttribute('title');
+    expect(title).toMatch(/delivered in payload [1-9]/);
+    await page.screenshot({ path: `${SCREENSHOTS}trace-deferred.png` });
+    // The multipart reader's cancelled body (see the deferred query's test) is no problem.
+    expect(problems.filter((problem) => !problem.includes('net::ERR_ABORTED'))).toEqual([]);
   });
 });
 

@@ -7,6 +7,12 @@
  * the parsed result before GraphiQL formats it, and does not depend on GraphiQL's internals.
  * The trace format is the server's (version 1): resolvers and batches on one ns time axis,
  * linked by index (`resolver.batches`, `batch.waiters`).
+ *
+ * A query that defers or streams comes back in payloads (the multipart fetcher's async
+ * iterable): they pass through as they arrive, and the trace is the last payload's (the server
+ * puts it there, once every part is done). Its `payloads` are drawn as vertical lines on the
+ * waterfall, one per payload at the time it was made, and each resolver row says in which payload
+ * its value went (`resolver.payload`).
  */
 import { useMemo, useState, useSyncExternalStore } from 'react';
 
@@ -52,12 +58,34 @@ export function withTrace(fetcher) {
     // has no single trace to draw (and a traced subscriber would not share its execution).
     if (!state.enabled || params.operationName === 'IntrospectionQuery' || isSubscription(params, options)) return fetcher(params, options);
     const result = await fetcher({ ...params, extensions: { ...params.extensions, trace: true } }, options);
-    if (result !== null && typeof result === 'object' && !(Symbol.asyncIterator in result)) {
+    if (result !== null && typeof result === 'object' && Symbol.asyncIterator in result) return watchPayloads(result);
+    if (result !== null && typeof result === 'object') {
       const refusal = Array.isArray(result.errors) ? result.errors.find((error) => error?.extensions?.code === 'TRACE_NOT_ALLOWED') : undefined;
       update({ last: { trace: result.extensions?.trace ?? null, refusal: refusal?.message ?? null } });
     }
     return result;
   };
+}
+
+/** The payloads of an incremental delivery, passed on as they come; the trace is read off the one that carries it (the last). */
+async function* watchPayloads(payloads) {
+  update({ last: { trace: null, refusal: null, waiting: true } });
+  let found = false;
+  try {
+    for await (const value of payloads) {
+      // The toolkit gives a payload, or several read from one chunk as an array.
+      for (const payload of Array.isArray(value) ? value : [value]) {
+        const trace = payload?.extensions?.trace;
+        if (trace !== undefined) {
+          found = true;
+          update({ last: { trace, refusal: null } });
+        }
+      }
+      yield value;
+    }
+  } finally {
+    if (!found) update({ last: { trace: null, refusal: null } });
+  }
 }
 
 /** Whether the operation GraphiQL is about to run is a subscription (read from the document GraphiQL parsed). */
@@ -82,6 +110,8 @@ function TracePanel() {
     body = <p className="engine-trace-note">{enabled ? 'Run an operation to see where its time went.' : 'Turn tracing on, then run an operation.'}</p>;
   } else if (last.refusal !== null) {
     body = <p className="engine-trace-note">The server refused to trace: {last.refusal}</p>;
+  } else if (last.waiting === true) {
+    body = <p className="engine-trace-note">The payloads are coming: the trace arrives with the last.</p>;
   } else if (last.trace === null) {
     body = <p className="engine-trace-note">The last response had no <code>extensions.trace</code>: this server does not trace operations.</p>;
   } else if (typeof last.trace !== 'object' || last.trace.version !== 1) {
@@ -108,10 +138,21 @@ function TraceView({ trace }) {
   const shown = rows.length > MAX_ROWS ? rows.slice(0, MAX_ROWS) : rows;
   const related = focus === null ? null : new Set([focus.key, ...focus.links]);
   const resolverCount = rows.filter((row) => row.kind === 'resolver').length;
+  const payloads = Array.isArray(trace.payloads) ? trace.payloads : [];
+  // One vertical line per payload of an incremental delivery, over every row, where it was made.
+  const boundaries = payloads.map((payload, index) => (
+    <span
+      key={`p${index}`}
+      className="engine-trace-payload"
+      title={payloadTitle(payload, index)}
+      style={{ position: 'absolute', top: 0, bottom: 0, left: `${((Number(payload.atNs) || 0) / span) * 100}%`, borderLeft: '1px dashed currentColor', opacity: 0.5, pointerEvents: 'none' }}
+    />
+  ));
   return (
     <>
       <p className="engine-trace-summary">
         {duration(Number(trace.durationNs) || 0)} · {resolverCount} resolver calls · {rows.length - resolverCount} batches
+        {payloads.length > 0 && ` · ${payloads.length} payloads (dashed lines)`}
       </p>
       <div className="engine-trace-waterfall" onMouseLeave={() => setFocus(null)}>
         <div className="engine-trace-row engine-trace-axis">
@@ -122,6 +163,7 @@ function TraceView({ trace }) {
                 {duration(at * span)}
               </span>
             ))}
+            {boundaries}
           </span>
         </div>
         {shown.map((row) => (
@@ -136,6 +178,7 @@ function TraceView({ trace }) {
               <bdi>{row.label}</bdi>
             </span>
             <span className="engine-trace-track">
+              {boundaries}
               <span
                 className="engine-trace-bar"
                 style={{ left: `${(row.start / span) * 100}%`, width: `${Math.max((row.duration / span) * 100, 0.4)}%` }}
@@ -145,6 +188,19 @@ function TraceView({ trace }) {
         ))}
       </div>
       {rows.length > MAX_ROWS && <p className="engine-trace-note">The first {MAX_ROWS} of {rows.length} rows, by start time.</p>}
+      {payloads.length > 0 && (
+        <>
+          <div className="engine-trace-heading">Payloads</div>
+          <pre className="engine-trace-payloads" style={{ whiteSpace: 'pre-wrap' }}>{payloads.map((payload, index) => payloadTitle(payload, index)).join('\n')}</pre>
+          {Array.isArray(trace.parts) && trace.parts.length > 0 && (
+            <pre className="engine-trace-parts" style={{ whiteSpace: 'pre-wrap' }}>
+              {trace.parts
+                .map((part) => `part ${part.id}: ${part.kind}${part.label === null ? '' : ` "${part.label}"`} at ${part.path || '(root)'}, announced in ${part.announcedIn}, completed in ${part.completedIn ?? '-'}${part.failed ? ' (failed)' : ''}`)
+                .join('\n')}
+            </pre>
+          )}
+        </>
+      )}
       {trace.plan !== undefined && (
         <>
           <div className="engine-trace-heading">Plan</div>
@@ -176,6 +232,7 @@ function rowsOf(trace) {
         `${call.parentType}.${call.fieldName}: ${call.returnType}`,
         `starts at ${duration(start)}, takes ${duration(took)}${call.promise ? ' (returned a promise)' : ''}`,
         waitedOn.length > 0 ? `waited on: ${waitedOn.map((at) => `${batches[at].loader} #${at}`).join(', ')}` : '',
+        call.payload === undefined ? '' : call.payload === null ? 'never delivered (its part failed or was cancelled)' : `delivered in payload ${call.payload}${call.parts?.length > 0 ? ` (part ${call.parts.join(', ')})` : ''}`,
       ]
         .filter(Boolean)
         .join('\n'),
@@ -204,6 +261,16 @@ function rowsOf(trace) {
     });
   });
   return rows.sort((a, b) => a.start - b.start || (a.kind === b.kind ? 0 : a.kind === 'batch' ? -1 : 1));
+}
+
+/** `payload 1 at 3.92 ms: delivered books.items.1; completed 2`. */
+function payloadTitle(payload, index) {
+  const what = [
+    Array.isArray(payload.delivered) && payload.delivered.length > 0 ? `delivered ${payload.delivered.map((path) => path || '(root)').join(', ')}` : '',
+    Array.isArray(payload.pending) && payload.pending.length > 0 ? `announced ${payload.pending.join(', ')}` : '',
+    Array.isArray(payload.completed) && payload.completed.length > 0 ? `completed ${payload.completed.join(', ')}` : '',
+  ].filter(Boolean);
+  return `payload ${index} at ${duration(Number(payload.atNs) || 0)}${what.length > 0 ? `: ${what.join('; ')}` : ''}`;
 }
 
 function duration(ns) {
