@@ -7,7 +7,7 @@
  */
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, execute, experimentalExecuteIncrementally, legacyExecuteIncrementally } from '../src/index.ts';
+import { createServer, execute, experimentalExecuteIncrementally, legacyExecuteIncrementally, makeSchema } from '../src/index.ts';
 import type { ExecutionTrace, GraphQLServer } from '../src/index.ts';
 import { createDemoContext, createDemoData, demoSchema } from '../src/demo/librarySchema.ts';
 import { closeNow, listenOnLoopback } from './support/httpServer.ts';
@@ -206,4 +206,37 @@ describe('over HTTP multipart, a server with trace: true', () => {
       expect(trace.payloads?.length).toBe(payloads.length);
     });
   }
+});
+
+describe('a part that fails', () => {
+  it('its calls were never delivered (payload null), the part is failed, and its fields still count in the cost', async () => {
+    const schema = makeSchema({
+      typeDefs: 'type Query { ok: String, slow: Thing! } type Thing { name: String! }',
+      resolvers: { Query: { ok: () => 'ok', slow: async () => ({}) }, Thing: { name: () => Promise.reject(new Error('no name')) } },
+      incremental: true,
+    });
+    const result = (await experimentalExecuteIncrementally({ schema, document: parse('{ ok ... @defer(label: "d") { slow { name } } }'), measureCost: true, trace: true })) as {
+      initialResult: Payload;
+      subsequentResults: AsyncGenerator<Payload & { completed?: Array<{ id: string; errors?: unknown[] }> }>;
+    };
+    const payloads: Array<Payload & { completed?: Array<{ id: string; errors?: unknown[] }> }> = [result.initialResult];
+    for await (const payload of result.subsequentResults) payloads.push(payload);
+    const last = payloads[payloads.length - 1];
+    expect(last?.completed?.[0]?.errors?.length).toBe(1);
+    // What the same query inline costs (Query.slow weighs 1, the scalars nothing): the failed part's fields ran, and count.
+    const inline = await execute({ schema, document: parse('{ ok slow { name } }'), measureCost: true });
+    expect(inline.extensions).toEqual({ cost: { actual: 1 } });
+    expect(last?.extensions?.cost).toEqual({ actual: 1 });
+    const trace = last?.extensions?.trace as ExecutionTrace;
+    expect(trace.parts).toEqual([{ id: '0', kind: 'defer', label: 'd', path: '', announcedIn: 0, completedIn: 1, failed: true }]);
+    expect(trace.payloads?.map(({ atNs, ...rest }) => rest)).toEqual([
+      { hasNext: true, pending: ['0'], delivered: [''], completed: [] },
+      { hasNext: false, pending: [], delivered: [], completed: ['0'] },
+    ]);
+    expect(trace.resolvers.map((call) => [call.path, call.payload, call.parts])).toEqual([
+      ['ok', 0, []],
+      ['slow', null, ['0']],
+      ['slow.name', null, ['0']],
+    ]);
+  });
 });
