@@ -100,8 +100,8 @@ describe('the packed package', () => {
   it('declares graphql a peer dependency, so the project has exactly one graphql: its own', () => {
     const manifest = JSON.parse(readFileSync(join(main, 'node_modules', 'graphql-glassbox', 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(Object.keys(manifest['dependencies'] as object).sort()).toEqual(['jose', 'ws']);
-    expect(manifest['peerDependencies']).toEqual({ graphql: '^16.9.0 || ^17.0.0', ioredis: '^6.0.0' });
-    expect(manifest['peerDependenciesMeta']).toEqual({ ioredis: { optional: true } });
+    expect(manifest['peerDependencies']).toEqual({ graphql: '^16.9.0 || ^17.0.0', ioredis: '^6.0.0', '@opentelemetry/api': '^1.9.0' });
+    expect(manifest['peerDependenciesMeta']).toEqual({ ioredis: { optional: true }, '@opentelemetry/api': { optional: true } });
     expect(manifest['engines']).toEqual({ node: '>=20.19' });
     const installed = readdirSync(join(main, 'node_modules')).filter((name) => !name.startsWith('.'));
     expect(installed.sort()).toEqual(['graphql', 'graphql-glassbox', 'jose', 'ws']);

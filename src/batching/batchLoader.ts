@@ -18,6 +18,7 @@
  */
 import { LoadPromise, currentTask } from './scheduler.ts';
 import type { DispatchObserver, Dispatchable } from './scheduler.ts';
+import { batchHook } from './batchHook.ts';
 import { describe } from '../jsutils/describe.ts';
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
 
@@ -202,10 +203,14 @@ export class BatchLoader<K, V, C = K> implements Dispatchable {
     // A traced execution's scheduler sends this batch: its trace hears when it starts and when
     // its answer comes (before its loads settle, while their waiters are still known).
     const traced = observer === null ? -1 : observer.batchStarted(this.name, keys);
+    // The process's hook (OpenTelemetry's batch spans), when one is set.
+    const hook = batchHook();
+    const hooked = hook === null ? undefined : hook.started(this.name, keys.length);
     let result: BatchResult<K, V> | PromiseLike<BatchResult<K, V>>;
     try {
       result = this.batchFn(keys);
     } catch (error) {
+      hook?.settled(hooked, error);
       observer?.batchSettled(traced, loadsOf(batch));
       this.failBatch(batch, error);
       return;
@@ -213,15 +218,18 @@ export class BatchLoader<K, V, C = K> implements Dispatchable {
     if (isPromiseLike(result)) {
       result.then(
         (values) => {
+          hook?.settled(hooked, undefined);
           observer?.batchSettled(traced, loadsOf(batch));
           this.settleBatch(batch, values);
         },
         (error: unknown) => {
+          hook?.settled(hooked, error);
           observer?.batchSettled(traced, loadsOf(batch));
           this.failBatch(batch, error);
         },
       );
     } else {
+      hook?.settled(hooked, undefined);
       observer?.batchSettled(traced, loadsOf(batch));
       this.settleBatch(batch, result);
     }

@@ -5,3 +5,9 @@ export interface LogEntry {
   requestId?: string;
   error?: unknown;
 }
+
+/** A span's ids, as log lines carry them to be joined to their trace (OpenTelemetry's, when on). */
+export interface TraceIds {
+  readonly traceId: string;
+  readonly spanId: string;
+}

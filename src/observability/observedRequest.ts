@@ -16,6 +16,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { JsonLogger, LoggedOperation } from './requestLog.ts';
 import { requestIdFrom } from './requestLog.ts';
+import { idsOf } from './openTelemetry.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { UNKNOWN_OPERATION, operationTypeIndex } from './metrics.ts';
 
@@ -30,6 +31,8 @@ export interface ObservedRequest {
   readonly operation: LoggedOperation | null;
   /** Its X-Request-ID when sane, else one made on first read. */
   readonly requestId: string;
+  /** Its OpenTelemetry server span, when traced (null: not). */
+  readonly span: unknown;
 }
 
 /** What is done once per answered request. */
@@ -56,7 +59,7 @@ export class RequestObserver {
     if (logger.requests) {
       const requestId = request.requestId;
       if (headers !== null) headers['x-request-id'] = requestId;
-      logger.request(request.method, request.url, status, durationMs, requestId, operation);
+      logger.request(request.method, request.url, status, durationMs, requestId, operation, 'info', request.span === null ? null : idsOf(request.span));
     }
   }
 

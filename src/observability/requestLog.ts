@@ -22,7 +22,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { write as fsWrite } from 'node:fs';
-import type { LogEntry } from './logEntry.ts';
+import type { LogEntry, TraceIds } from './logEntry.ts';
+import { activeTraceIds } from './openTelemetry.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export const LOG_LEVELS: ReadonlyArray<LogLevel> = ['debug', 'info', 'warn', 'error', 'silent'];
@@ -110,7 +111,16 @@ export class JsonLogger {
   }
 
   /** One HTTP request's line (only called when `requests`). */
-  request(method: string, url: string, status: number, durationMs: number, requestId: string, operation: LoggedOperation | null, level: 'info' | 'debug' = 'info'): void {
+  request(
+    method: string,
+    url: string,
+    status: number,
+    durationMs: number,
+    requestId: string,
+    operation: LoggedOperation | null,
+    level: 'info' | 'debug' = 'info',
+    trace: TraceIds | null = null,
+  ): void {
     const queryStart = url.indexOf('?');
     let path = queryStart === -1 ? url : url.slice(0, queryStart);
     if (path.length > MAX_PATH) path = path.slice(0, MAX_PATH);
@@ -120,7 +130,9 @@ export class JsonLogger {
     this.write(
       '{"time":"' + isoNow() + '","level":"' + level + '","msg":"request","method":' + quote(method) + ',"path":' + quote(path) +
         ',"status":' + status + ',"durationMs":' + milliseconds(durationMs) + ',"operationType":' + (type === null ? 'null' : '"' + type + '"') +
-        ',"operationName":' + (name == null ? 'null' : quote(name)) + ',"requestId":"' + requestId + '","identity":' + (identity == null ? 'null' : quote(identity)) + '}',
+        ',"operationName":' + (name == null ? 'null' : quote(name)) + ',"requestId":"' + requestId + '","identity":' + (identity == null ? 'null' : quote(identity)) +
+        // Ids are hexadecimal (the API checks them): written as they are.
+        (trace === null ? '}' : ',"traceId":"' + trace.traceId + '","spanId":"' + trace.spanId + '"}'),
     );
   }
 
@@ -130,6 +142,12 @@ export class JsonLogger {
     if (SEVERITY[level] < this.severity) return;
     const line: Record<string, unknown> = { time: isoNow(), level, msg: String(entry.message) };
     if (entry.requestId !== undefined) line['requestId'] = entry.requestId;
+    // Joined to its trace: the span active where the entry was made (an operation's, a request's).
+    const trace = activeTraceIds();
+    if (trace !== null) {
+      line['traceId'] = trace.traceId;
+      line['spanId'] = trace.spanId;
+    }
     if (entry.error !== undefined) {
       const error = entry.error;
       line['err'] = error instanceof Error ? { message: error.message, stack: error.stack } : { message: String(error) };

@@ -37,7 +37,7 @@
  * fast path, for clients that send the same query again and again.
  */
 import { GraphQLError } from 'graphql';
-import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import type { ExecutionResult, GraphQLSchema, OperationTypeNode } from 'graphql';
 import type { Analysis } from '../analysis/analyze.ts';
 import { checkLimits, DEFAULT_LIMITS } from '../analysis/limits.ts';
 import type { Limits } from '../analysis/limits.ts';
@@ -50,6 +50,8 @@ import { positiveInteger } from '../jsutils/positiveInteger.ts';
 import type { PromiseOrValue } from '../jsutils/promiseOrValue.ts';
 import { CacheCounts } from '../observability/cacheCounts.ts';
 import { ErrorCounts } from '../observability/errorCounts.ts';
+import { telemetry } from '../observability/openTelemetry.ts';
+import type { Telemetry } from '../observability/openTelemetry.ts';
 import type { ReadinessCheck } from '../observability/health.ts';
 import type { LogEntry } from '../observability/logEntry.ts';
 import { clientAddress } from '../ratelimit/clientAddress.ts';
@@ -215,6 +217,10 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   private readonly finisher: ResultFinisher;
   private readonly subscriptions: SubscriptionStarter<Raw>;
   private readonly incremental: IncrementalOptions;
+  /** The OpenTelemetry spans of operations running now, by request (made on the first traced one). */
+  private spans: WeakMap<object, Parameters<Telemetry['operationChosen']>[0]> | null = null;
+  /** `openTelemetry.document`: whether an operation's span carries its text. */
+  private readonly tracesDocument: boolean;
 
   constructor(options: PipelineOptions<Raw>) {
     assertUsableSchema(options.schema, 'graphql-glassbox');
@@ -224,6 +230,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     const introspection = options.introspection ?? !this.production;
     this.introspectionRoles = introspectionRolesOf(introspection);
     this.traceAllowed = options.trace ?? !this.production;
+    this.tracesDocument = options.openTelemetry?.document === true;
     this.trustProxy = trustProxyOf(options);
     this.rateLimiter = options.rateLimit === undefined ? null : new RateLimiter(rateLimitOptions(options), this.schema);
     // Refunds need the actual cost, and a cost budget is reported where it is spent.
@@ -290,6 +297,8 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
 
   /** Runs one operation: the phases after authentication, in order; the errors it returns are counted. */
   run(request: OperationRequest<Raw>, known?: KnownRequest): PromiseOrValue<OperationOutcome> {
+    const otel = telemetry();
+    if (otel !== null) return this.runTraced(otel, request, known);
     const outcome = this.phases(request, known);
     return outcome instanceof Promise ? outcome.then(this.counted) : this.counted(outcome);
   }
@@ -314,6 +323,35 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     }
     return outcome;
   };
+
+  /** run(), with the operation's OpenTelemetry span active while its phases run (observability/openTelemetry.ts). */
+  private runTraced(otel: Telemetry, request: OperationRequest<Raw>, known: KnownRequest | undefined): PromiseOrValue<OperationOutcome> {
+    const span = otel.operationSpan();
+    (this.spans ??= new WeakMap()).set(request, span);
+    const ended = (outcome: OperationOutcome): OperationOutcome => {
+      this.counted(outcome);
+      return otel.operationEnded(span, outcome);
+    };
+    let outcome: PromiseOrValue<OperationOutcome>;
+    try {
+      outcome = otel.within(span, () => this.phases(request, known));
+    } catch (error) {
+      otel.end(span, error);
+      throw error;
+    }
+    if (!(outcome instanceof Promise)) return ended(outcome);
+    return outcome.then(ended, (error: unknown) => {
+      otel.end(span, error);
+      throw error;
+    });
+  }
+
+  /** The operation chosen: told to the request (its log line, metrics) and, when traced, to its span. */
+  private chosen(request: OperationRequest<Raw>, kind: OperationTypeNode, name: string | undefined): void {
+    request.chosen?.(kind, name);
+    const span = this.spans === null ? undefined : this.spans.get(request);
+    if (span !== undefined) telemetry()?.operationChosen(span, kind, name, this.tracesDocument ? request.params.query : null);
+  }
 
   private phases(request: OperationRequest<Raw>, known: KnownRequest | undefined): PromiseOrValue<OperationOutcome> {
     const refused = this.traceRefusal(request.params);
@@ -406,7 +444,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     this.cacheCounts.documentHits++;
     // A persisted query named by its hash alone, known (an allowlist's ids are no cache).
     if (params.query === null && this.resolver.manifest === null) this.cacheCounts.apqHits++;
-    request.chosen?.(ready.kind, ready.plan.operation.name?.value);
+    this.chosen(request, ready.kind, ready.plan.operation.name?.value);
     return true;
   }
 
@@ -437,7 +475,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
       return requestErrors(chosen.map((error) => withCode(error, ErrorCode.OperationResolutionFailure)));
     }
     const kind = chosen.operation.operation;
-    request.chosen?.(kind, chosen.operation.name?.value);
+    this.chosen(request, kind, chosen.operation.name?.value);
     if (request.readOnly && kind === 'mutation') return { kind: 'notAllowed', operation: kind };
     if (kind === 'subscription' && request.streams !== true) {
       return requestErrors([

@@ -80,6 +80,12 @@ export interface PipelineOptions<Raw = unknown> extends AuthenticationOptions {
    * schema's shape and the server's timings, so production turns it on only on purpose.
    */
   trace?: boolean;
+  /**
+   * OpenTelemetry spans (made whenever `@opentelemetry/api` is installed and a tracer provider
+   * registered; see docs/operations.md): `document: true` adds the operation's text as
+   * `graphql.document` to its span (off by default: a document may hold secrets written inline).
+   */
+  openTelemetry?: { document?: boolean };
 }
 
 /** `rateLimit`, with `trustProxy` given at the top level or in it (not both, unless equal). */

@@ -8,6 +8,8 @@ import type http from 'node:http';
 import { checkCallbackUrl, guardedAgent } from './callbackUrl.ts';
 import { attemptOutcome } from './attemptOutcome.ts';
 import { post } from './post.ts';
+import type { PostAnswer } from './post.ts';
+import { telemetry } from '../observability/openTelemetry.ts';
 import { deliveryHeaders } from './signing.ts';
 import type { ClaimedDelivery, DeliveryAttempt, WebhookEndpoint, WebhookStore } from './store.ts';
 import type { WebhooksConfig } from './webhookConfig.ts';
@@ -52,7 +54,7 @@ export class DeliverySender {
     const now = Date.now();
     const secrets = endpoint.secrets.filter((each) => each.expiresAt === null || each.expiresAt > now).map((each) => each.secret);
     const headers = deliveryHeaders(secrets, event.id, now, body);
-    const answer = await post(url, headers, body, this.agentFor(endpoint, url.protocol), this.config.attemptTimeoutMs);
+    const answer = await this.post(url, headers, body, endpoint);
     const attempt: DeliveryAttempt = {
       at: new Date(now).toISOString(),
       durationMs: Date.now() - now,
@@ -63,6 +65,20 @@ export class DeliverySender {
     const outcome = attemptOutcome(delivery, attempt, this.config);
     if (outcome.status === 'pending' && outcome.nextAttemptAt !== null) this.retryAt(outcome.nextAttemptAt);
     await this.store.recordAttempt(delivery.id, outcome);
+  }
+
+  /**
+   * The attempt's request; when a tracer provider is registered, as an OpenTelemetry client
+   * span whose `traceparent` the receiver gets, to continue the trace.
+   */
+  private async post(url: URL, headers: Record<string, string>, body: string, endpoint: WebhookEndpoint): Promise<PostAnswer> {
+    const agent = this.agentFor(endpoint, url.protocol);
+    const otel = telemetry();
+    if (otel === null) return post(url, headers, body, agent, this.config.attemptTimeoutMs);
+    const span = otel.httpClientSpan('POST', url);
+    const answer = await post(url, { ...headers, ...otel.traceHeaders(span) }, body, agent, this.config.attemptTimeoutMs);
+    otel.endHttpClient(span, answer.status ?? 0, answer.error);
+    return answer;
   }
 
   /** Closes the connections kept for an endpoint (removed). */

@@ -9,6 +9,9 @@
  * `--rate-limit=memory` or `--rate-limit=redis` instead, it limits requests per client, with a
  * budget the benchmark never exhausts (every request is charged and answered), in memory or in
  * the Redis at REDIS_URL; `--rate-limit=redis-ping` is the floor of the latter (see pingStore).
+ * With `--otel` (or BENCH_OTEL=1), OpenTelemetry is on: a tracer provider registered with the
+ * SDK's in-memory exporter (emptied every second) and an AsyncLocalStorage context manager, as
+ * a service exporting spans would have them.
  */
 import '../../production-mode.ts';
 import { openSync } from 'node:fs';
@@ -37,6 +40,18 @@ async function pingStore(): Promise<RateLimitStore> {
   return { charge: () => redis.ping().then(() => allowed), close: async () => redis.disconnect() };
 }
 const rateLimitStore = rateLimitArg?.slice('--rate-limit='.length);
+if (process.argv.includes('--otel') || process.env.BENCH_OTEL === '1') await registerTracerProvider();
+
+/** OpenTelemetry's SDK, recording every span in memory (the export's cost left out: it is the collector's). */
+async function registerTracerProvider(): Promise<void> {
+  const { context, trace } = await import('@opentelemetry/api');
+  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+  const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const exporter = new InMemorySpanExporter();
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+  setInterval(() => exporter.reset(), 1000).unref();
+}
 const credentialsArg = process.argv.slice(2).find((arg) => !arg.startsWith('--'));
 const credentials = credentialsArg === undefined ? null : readCredentials(credentialsArg);
 const db = createDb();

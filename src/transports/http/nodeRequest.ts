@@ -46,6 +46,8 @@ export class NodeRequest implements PlainRequest<IncomingMessage>, ObservedReque
   readonly route: Route;
   /** The operation it ran (a batch's first), once known: for its request line and metrics. */
   operation: LoggedOperation | null;
+  /** Its OpenTelemetry server span, when a tracer provider is registered (observability/openTelemetry.ts). */
+  span: unknown;
   private id: string | null;
 
   constructor(req: IncomingMessage, res: ServerResponse, startedAt: number, route: Route) {
@@ -58,6 +60,7 @@ export class NodeRequest implements PlainRequest<IncomingMessage>, ObservedReque
     this.startedAt = startedAt;
     this.route = route;
     this.operation = null;
+    this.span = null;
     this.id = null;
   }
 

@@ -27,6 +27,8 @@ import type { LogEntry } from '../../observability/logEntry.ts';
 import { ServerMetrics } from '../../observability/metrics.ts';
 import { RequestObserver } from '../../observability/observedRequest.ts';
 import { JsonLogger } from '../../observability/requestLog.ts';
+import { telemetry } from '../../observability/openTelemetry.ts';
+import type { Telemetry } from '../../observability/openTelemetry.ts';
 import type { LogDestination, LogLevel } from '../../observability/requestLog.ts';
 import { attachWebSocket } from '../ws/server.ts';
 import type { WebSocketOptions, WebSocketTransport } from '../ws/server.ts';
@@ -38,7 +40,7 @@ import type { Handler, HandlerOptions, HandlerResponse } from './handler.ts';
 import type { OperationPipeline } from '../../server/pipeline.ts';
 import { NodeRequest } from './nodeRequest.ts';
 import { ResponseWriter } from './responseWriter.ts';
-import type { Router } from './router.ts';
+import type { Route, Router } from './router.ts';
 import { JSON_CONTENT_TYPE as JSON_RESPONSE } from '../../jsutils/jsonContentType.ts';
 
 export interface ServerOptions extends HandlerOptions<IncomingMessage> {
@@ -132,8 +134,11 @@ class NodeAdapter {
   /** Requests are observed (timed, counted, logged) when anything reads what is observed. */
   private readonly observer: RequestObserver | null;
   private readonly reader: BodyReader;
+  /** The endpoint's path: a GraphQL request span's `http.route`. */
+  private readonly path: string;
 
   constructor(options: ServerOptions, logger: JsonLogger) {
+    this.path = options.path ?? '/graphql';
     // The pipeline's errors go to the same JSON lines, unless the server was given a log of its own.
     this.log = options.log ?? logger.entry;
     this.metrics = options.metrics === false ? null : new ServerMetrics();
@@ -174,8 +179,19 @@ class NodeAdapter {
       this.writer.respond(res, status, headers, body, null);
       return;
     }
-    this.reader.read(new NodeRequest(req, res, startedAt, route));
+    const request = new NodeRequest(req, res, startedAt, route);
+    const otel = telemetry();
+    if (otel !== null) this.traced(otel, request, route);
+    this.reader.read(request);
   };
+
+  /** The request's server span, ended when its response closes (an event stream's too). */
+  private traced(otel: Telemetry, request: NodeRequest, route: Route): void {
+    const span = otel.httpServerSpan(request.method, request.url, request.headers, route.kind === 'graphql' ? this.path : null);
+    request.span = span;
+    const res = request.res;
+    res.once('close', () => otel.endHttp(span, res.writableFinished ? res.statusCode : 499));
+  }
 
   /**
    * A request whose body is read: a large body (over LARGE_BODY characters) is handled in its
@@ -193,6 +209,13 @@ class NodeAdapter {
    * synchronous answer is written at once, with no promise in between.
    */
   private readonly dispatch = (request: NodeRequest): void => {
+    // Traced: handled with its server span active, the parent of its operations' spans.
+    const otel = request.span === null ? null : telemetry();
+    if (otel !== null) otel.within(request.span as Parameters<Telemetry['within']>[0], () => this.dispatchNow(request));
+    else this.dispatchNow(request);
+  };
+
+  private dispatchNow(request: NodeRequest): void {
     let answer: PromiseOrValue<HandlerResponse>;
     try {
       answer = this.handle(request, request.route);
@@ -217,7 +240,7 @@ class NodeAdapter {
         this.failOutside(request, error);
       },
     );
-  };
+  }
 
   /** An answer the server writes itself, with the headers the handler adds to every answer (CORS). */
   private readonly fail = (request: NodeRequest, code: ErrorCode, message: string, closeConnection = false): void => {

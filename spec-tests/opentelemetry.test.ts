@@ -1,0 +1,261 @@
+/**
+ * OpenTelemetry spans over a running server, recorded by the real SDK (sdk-trace-base's
+ * in-memory exporter): the exact span tree, names, attributes and parents; and nothing
+ * recorded, nothing broken, without a registered provider.
+ */
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BatchLoader, createPubSub, createServer, makeSchema } from '../src/index.ts';
+import type { GraphQLServer, ServerOptions } from '../src/index.ts';
+import { openTelemetryLoaded } from '../src/observability/openTelemetry.ts';
+import { openEventStream } from './support/realtime.ts';
+import { headersOf, startReceiver, startWebhooks, waitUntil } from './support/webhooks.ts';
+
+const TYPE_DEFS = /* GraphQL */ `
+  type Query {
+    books: [Book!]!
+    failing: String
+  }
+  type Book {
+    title: String!
+    author: Author!
+  }
+  type Author {
+    name: String!
+  }
+  type Mutation {
+    publish(value: Int!): Int!
+  }
+  type Subscription {
+    ticks: Int!
+  }
+`;
+
+const BOOKS = [
+  { title: 'A', authorId: 'a1' },
+  { title: 'B', authorId: 'a2' },
+  { title: 'C', authorId: 'a1' },
+];
+
+interface Context {
+  readonly authors: BatchLoader<string, { name: string }>;
+}
+
+function schema(pubsub: ReturnType<typeof createPubSub>) {
+  return makeSchema({
+    typeDefs: TYPE_DEFS,
+    resolvers: {
+      Query: {
+        books: async () => BOOKS,
+        failing: () => {
+          throw new Error('the database is down');
+        },
+      },
+      Book: { author: (book: { authorId: string }, _args: unknown, ctx: Context) => ctx.authors.load(book.authorId) },
+      Mutation: {
+        publish: async (_parent: unknown, { value }: { value: number }) => {
+          await pubsub.publish('ticks', value);
+          return value;
+        },
+      },
+      Subscription: { ticks: { subscribe: () => pubsub.subscribe<number>('ticks'), resolve: (value: number) => value } },
+    },
+  });
+}
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Started {
+  readonly server: GraphQLServer;
+  readonly url: string;
+  readonly pubsub: ReturnType<typeof createPubSub>;
+  readonly lines: string[];
+}
+
+async function serve(options: Partial<ServerOptions> = {}): Promise<Started> {
+  const pubsub = createPubSub();
+  const lines: string[] = [];
+  const server = createServer({
+    schema: schema(pubsub),
+    reportCost: false,
+    shareSubscriptions: false,
+    logLevel: 'info',
+    logger: (line) => lines.push(line),
+    context: () => ({ authors: new BatchLoader(async (ids: ReadonlyArray<string>) => ids.map((id) => ({ name: `Author ${id}` })), { name: 'authorById' }) }),
+    ...options,
+  } as ServerOptions);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())), () => server.closeAllConnections());
+  return { server, url: `http://127.0.0.1:${address.port}/graphql`, pubsub, lines };
+}
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return response.json();
+}
+
+/** A span as compared: its name, kind, attributes, status, events, and its parent's name. */
+function shape(span: ReadableSpan, spans: ReadonlyArray<ReadableSpan>) {
+  const parentId = span.parentSpanContext?.spanId;
+  const parent = spans.find((each) => each.spanContext().spanId === parentId);
+  return {
+    name: span.name,
+    kind: span.kind,
+    parent: parent === undefined ? (parentId === undefined ? null : `remote ${parentId}`) : parent.name,
+    attributes: span.attributes,
+    status: span.status,
+    events: span.events.map((event) => ({ name: event.name, attributes: event.attributes })),
+  };
+}
+
+const exporter = new InMemorySpanExporter();
+
+/** Every span ended so far, in the order they ended, once `count` have (ends can follow an answer by a turn). */
+async function spans(count: number): Promise<ReadableSpan[]> {
+  for (let i = 0; i < 100 && exporter.getFinishedSpans().length < count; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  const finished = exporter.getFinishedSpans();
+  expect(finished.length).toBe(count);
+  exporter.reset();
+  return [...finished];
+}
+
+const SERVER = 1;
+const CLIENT = 2;
+const INTERNAL = 0;
+const OK = { code: 0 };
+
+describe('without a registered tracer provider', () => {
+  it('records nothing and answers as before; request lines carry no trace id', async () => {
+    expect(await openTelemetryLoaded).toBe(true);
+    const started = await serve();
+    const answer = await post(started.url, { query: '{ books { title author { name } } }' }, { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+    expect(answer.data.books).toHaveLength(3);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+    expect(JSON.parse(started.lines[0] as string)).not.toHaveProperty('traceId');
+  });
+});
+
+describe('with a registered tracer provider', () => {
+  const contextManager = new AsyncLocalStorageContextManager();
+  beforeAll(() => {
+    context.setGlobalContextManager(contextManager.enable());
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+  });
+  afterAll(() => {
+    trace.disable();
+    context.disable();
+  });
+
+  it('a nested batched query: server span, operation span, one batch span under it, continuing the caller\'s trace', async () => {
+    const started = await serve();
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const answer = await post(started.url, { query: 'query Shelf { books { title author { name } } }' }, { traceparent, tracestate: 'vendor=x', 'user-agent': 'tests' });
+    expect(answer.data.books.map((book: any) => book.author.name)).toEqual(['Author a1', 'Author a2', 'Author a1']);
+    const finished = await spans(3);
+    expect(finished.map((span) => shape(span, finished))).toEqual([
+      { name: 'batch authorById', kind: INTERNAL, parent: 'query Shelf', attributes: { 'glassbox.batch.loader': 'authorById', 'glassbox.batch.keys': 2 }, status: OK, events: [] },
+      { name: 'query Shelf', kind: INTERNAL, parent: 'POST /graphql', attributes: { 'graphql.operation.type': 'query', 'graphql.operation.name': 'Shelf' }, status: OK, events: [] },
+      {
+        name: 'POST /graphql',
+        kind: SERVER,
+        parent: 'remote b7ad6b7169203331',
+        attributes: { 'http.request.method': 'POST', 'url.path': '/graphql', 'url.scheme': 'http', 'http.route': '/graphql', 'user_agent.original': 'tests', 'http.response.status_code': 200 },
+        status: OK,
+        events: [],
+      },
+    ]);
+    for (const span of finished) expect(span.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+    expect(finished[2]?.spanContext().traceState?.serialize()).toBe('vendor=x');
+    // The request line joins its trace.
+    const line = JSON.parse(started.lines[0] as string);
+    expect([line.traceId, line.spanId]).toEqual(['0af7651916cd43dd8448eb211c80319c', finished[2]?.spanContext().spanId]);
+  });
+
+  it('a mutation, its document on its span when asked', async () => {
+    const started = await serve({ openTelemetry: { document: true } });
+    await post(started.url, { query: 'mutation { publish(value: 1) }' });
+    const finished = await spans(2);
+    expect(finished.map((span) => shape(span, finished))).toEqual([
+      { name: 'mutation', kind: INTERNAL, parent: 'POST /graphql', attributes: { 'graphql.operation.type': 'mutation', 'graphql.document': 'mutation { publish(value: 1) }' }, status: OK, events: [] },
+      expect.objectContaining({ name: 'POST /graphql', parent: null }),
+    ]);
+    expect(finished[0]?.spanContext().traceId).toBe(finished[1]?.spanContext().traceId);
+  });
+
+  it('a failing resolver: status error, an exception event; its log entry carries the trace id', async () => {
+    const started = await serve();
+    const answer = await post(started.url, { query: 'query Broken { failing }' });
+    expect(answer.errors[0].extensions.code).toBe('INTERNAL_SERVER_ERROR');
+    const finished = await spans(2);
+    const operation = shape(finished[0] as ReadableSpan, finished);
+    expect(operation).toMatchObject({ name: 'query Broken', status: { code: 2, message: 'the database is down' } });
+    expect(operation.events).toHaveLength(1);
+    expect(operation.events[0]).toMatchObject({
+      name: 'exception',
+      attributes: { 'exception.type': 'INTERNAL_SERVER_ERROR', 'exception.message': 'the database is down' },
+    });
+    expect(String(operation.events[0]?.attributes?.['exception.stacktrace'])).toMatch(/^Error: the database is down\n/);
+    const logged = started.lines.map((line) => JSON.parse(line)).find((line) => line.level === 'error');
+    expect(logged).toMatchObject({ msg: 'Unexpected error in a resolver: the database is down', traceId: finished[0]?.spanContext().traceId, spanId: finished[0]?.spanContext().spanId });
+  });
+
+  it('a subscription event over Server-Sent Events: a span under its operation\'s', async () => {
+    const started = await serve();
+    const stream = await openEventStream(started.url, { query: 'subscription Ticks { ticks }' });
+    cleanups.push(() => stream.abort());
+    // The operation's span ends once it is subscribed (the request's stays open with its stream).
+    const [operation] = await spans(1);
+    expect([operation?.name, operation?.attributes]).toEqual(['subscription Ticks', { 'graphql.operation.type': 'subscription', 'graphql.operation.name': 'Ticks' }]);
+    for (let i = 0; i < 100 && started.pubsub.subscriberCount('ticks') === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await started.pubsub.publish('ticks', 7);
+    const item = await stream.reader.next();
+    expect(item).toMatchObject({ event: 'next', data: '{"data":{"ticks":7}}' });
+    const [event] = await spans(1);
+    expect([event?.name, event?.kind, event?.parentSpanContext?.spanId, event?.spanContext().traceId]).toEqual([
+      'subscription Ticks event',
+      INTERNAL,
+      operation?.spanContext().spanId,
+      operation?.spanContext().traceId,
+    ]);
+    stream.abort();
+  });
+
+  it('a webhook delivery: a client span, its traceparent sent to the receiver', async () => {
+    const receiver = await startReceiver();
+    cleanups.push(() => receiver.close());
+    const test = await startWebhooks();
+    cleanups.push(() => test.close());
+    const { endpoint } = await test.webhooks.register({ url: receiver.url, events: ['review.created'] });
+    exporter.reset();
+    await test.webhooks.publish('review.created', { id: 'r1' });
+    await waitUntil(async () => receiver.requests.length === 1, 5000, () => 'a delivery');
+    await waitUntil(async () => (await test.webhooks.deliveries(endpoint.id, 10))[0]?.status === 'delivered', 5000, () => 'its record');
+    const finished = exporter.getFinishedSpans().filter((span) => span.kind === CLIENT);
+    expect(finished.map((span) => shape(span, finished))).toEqual([
+      {
+        name: 'POST',
+        kind: CLIENT,
+        parent: null,
+        attributes: {
+          'http.request.method': 'POST',
+          'url.full': receiver.url,
+          'server.address': '127.0.0.1',
+          'server.port': Number(new URL(receiver.url).port),
+          'http.response.status_code': 200,
+        },
+        status: OK,
+        events: [],
+      },
+    ]);
+    const { traceId, spanId } = (finished[0] as ReadableSpan).spanContext();
+    expect(headersOf(receiver.requests[0]!)['traceparent']).toBe(`00-${traceId}-${spanId}-01`);
+  });
+});
