@@ -37,7 +37,7 @@ export type {
   LegacyIncrementalStreamResult,
 } from './execution/incremental/legacyPublisher.ts';
 export { INCREMENTAL_RULES as incrementalRules, DEFER_DIRECTIVE as GraphQLDeferDirective, STREAM_DIRECTIVE as GraphQLStreamDirective } from './language/graphqlCompat.ts';
-export type { ExecutionTrace, ResolverTrace, BatchTrace, PlanTrace, SelectionSetTrace } from './execution/trace.ts';
+export type { ExecutionTrace, ResolverTrace, BatchTrace, PlanTrace, SelectionSetTrace, PartTrace, PayloadTrace } from './execution/trace.ts';
 export { explainOperation, formatExplanation } from './execution/explain.ts';
 export type { Explanation, ExplainOptions, ExplainedField, ExplainedSelectionSet, BatchRound, FieldKind } from './execution/explain.ts';
 export { subscribe, createSourceEventStream } from './execution/subscribe.ts';
