@@ -9,7 +9,7 @@
  * How. For each run: random `permissions` (types, interfaces and fields of the fixture, each with
  * a random rule: roles from a small declared hierarchy, scopes, mfa, any authenticated caller, or
  * public) and a random caller (anonymous, or signed in with random roles, an undeclared role now
- * and then, random scopes, mfa or not). Our schema is makeSchema({ typeDefs, resolvers,
+ * and then, random scopes, mfa or not). Our schema is makeSchema({ incremental: false, typeDefs, resolvers,
  * roles, permissions, strictMutations: false }), executed with `access: accessFor(schema, caller)`.
  * The reference is graphql-js's `execute` on the same SDL and resolvers, where every field the
  * caller is denied gets a resolver throwing the very GraphQLError our engine reports (FORBIDDEN
@@ -377,6 +377,7 @@ function starwarsFixture(): SyncFixture {
   const friends = (parent: StarWarsRecord, _args: unknown, context: StarWarsContext) => (parent.friends ?? []).map((id) => find(context, id));
   const typeDefs = fixtureByName('starwars').typeDefs;
   const schema = makeSchema({
+    incremental: false, // compared with graphql-js, whose execute (17) refuses a schema declaring @defer/@stream
     typeDefs,
     resolvers: {
       Episode: { NEWHOPE: 4, EMPIRE: 5, JEDI: 6 },
@@ -456,6 +457,7 @@ function bankFixture(): SyncFixture {
   };
   const typeDefs = fixtureByName('bank').typeDefs;
   const schema = makeSchema({
+    incremental: false, // compared with graphql-js, whose execute (17) refuses a schema declaring @defer/@stream
     typeDefs,
     resolvers: {
       TransactionKind: { DEPOSIT: 'in', WITHDRAWAL: 'out' },
@@ -568,6 +570,7 @@ function checkScenario(fixture: SyncFixture, scenario: Scenario, coverage: Cover
 
   const original = resolversOf(fixture.schema);
   const ours = makeSchema({
+    incremental: false, // compared with graphql-js, whose execute (17) refuses a schema declaring @defer/@stream
     typeDefs: fixture.typeDefs,
     resolvers: wrappedResolvers(fixture.schema, original, everyField, null),
     roles: ROLES,
@@ -590,7 +593,7 @@ function checkScenario(fixture: SyncFixture, scenario: Scenario, coverage: Cover
     }
   }
 
-  const reference = makeSchema({ typeDefs: fixture.typeDefs, resolvers: wrappedResolvers(fixture.schema, original, everyField, refusals) });
+  const reference = makeSchema({ incremental: false, typeDefs: fixture.typeDefs, resolvers: wrappedResolvers(fixture.schema, original, everyField, refusals) });
   assertValidSchema(reference);
   // graphql-js coerces a field's arguments before calling its resolver; ours refuses a denied
   // field first. Without argument definitions, the reference's denied fields coerce nothing.

@@ -45,10 +45,11 @@ describe('the directives', () => {
     }
   });
 
-  it('are declared by makeSchema with incremental: true, and not by default', () => {
+  it('are declared by makeSchema by default, and not with incremental: false', () => {
     expect(schema.getDirective('defer')).toBe(GraphQLDeferDirective);
     expect(schema.getDirective('stream')).toBe(GraphQLStreamDirective);
-    const plain = makeSchema({ typeDefs });
+    expect(makeSchema({ typeDefs }).getDirective('defer')).toBe(GraphQLDeferDirective);
+    const plain = makeSchema({ typeDefs, incremental: false });
     expect(plain.getDirective('defer')).toBeUndefined();
     expect(validate(plain, parse('{ hero { ... @defer { id } } }')).map((error) => error.message)).toEqual(['Unknown directive "@defer".']);
   });

@@ -50,6 +50,7 @@ function fieldError(message: string, column: number, path: ReadonlyArray<string 
 }
 
 const leafSchema = makeSchema({
+  incremental: false, // compared with graphql-js, whose execute (17) refuses a schema declaring @defer/@stream
   typeDefs: `
     enum Color { RED GREEN BLUE }
     type T {
@@ -228,7 +229,7 @@ describe('plain reads: values that need coercion, or cannot be coerced, by the b
   });
 
   it('Int: a resolver returning a Symbol gets graphql-js\'s message', async () => {
-    const schema = makeSchema({ typeDefs: 'type Query { i: Int s: String }', resolvers: { Query: { i: () => Symbol('x') } } });
+    const schema = makeSchema({ incremental: false, typeDefs: 'type Query { i: Int s: String }', resolvers: { Query: { i: () => Symbol('x') } } });
     await expectBoth(schema, '{ i s }', { rootValue: { s: 's' } }, {
       errors: [fieldError('Int cannot represent non-integer value: Symbol(x)', 3, ['i'])],
       data: { i: null, s: 's' },
@@ -330,6 +331,7 @@ describe('plain reads: enums', () => {
     };
     const failure = new Error('an internal value that is an Error');
     const schema = makeSchema({
+      incremental: false, // compared with graphql-js, whose execute (17) refuses a schema declaring @defer/@stream
       typeDefs: 'enum E { FN ERR PLAIN } type Query { e: E es: [E] }',
       resolvers: { E: { FN: method, ERR: failure, PLAIN: 'p' } },
     });
@@ -498,6 +500,7 @@ describe('plain reads: a function read off the parent is called as a method with
 
 describe('lists of objects (the list fast path)', () => {
   const schema = makeSchema({
+    incremental: false, // compared with graphql-js, whose execute (17) refuses a schema declaring @defer/@stream
     typeDefs: `
       type P { n: String! m: String }
       type W { x: String c: [P!]! }
@@ -549,6 +552,7 @@ describe('lists of objects (the list fast path)', () => {
 
   it('items of a type with isTypeOf are checked one by one', async () => {
     const typed = makeSchema({
+      incremental: false, // compared with graphql-js, whose execute (17) refuses a schema declaring @defer/@stream
       typeDefs: 'type P { n: String } type Query { a: [P] }',
       resolvers: { P: { __isTypeOf: (value: { kind?: string }) => value.kind === 'P' } },
     });
@@ -560,6 +564,7 @@ describe('lists of objects (the list fast path)', () => {
 
   it('items of a type with an asynchronous isTypeOf', async () => {
     const typed = makeSchema({
+      incremental: false, // compared with graphql-js, whose execute (17) refuses a schema declaring @defer/@stream
       typeDefs: 'type P { n: String } type Query { a: [P] }',
       resolvers: { P: { __isTypeOf: async (value: { kind?: string }) => value.kind === 'P' } },
     });
@@ -573,6 +578,7 @@ describe('lists of objects (the list fast path)', () => {
 describe('a custom scalar whose serialize returns a Promise', () => {
   it('is awaited at the field, for a field and for list items', async () => {
     const schema = makeSchema({
+      incremental: false, // compared with graphql-js, whose execute (17) refuses a schema declaring @defer/@stream
       typeDefs: 'scalar Later type Query { x: Later y: [Later] s: String }',
       resolvers: { Later: { serialize: (value: unknown) => Promise.resolve(`L${String(value)}`) } },
     });
@@ -582,6 +588,7 @@ describe('a custom scalar whose serialize returns a Promise', () => {
   // A short timeout: the bug this guards against left the execution unsettled.
   it('a rejected serialize promise is a field error', async () => {
     const schema = makeSchema({
+      incremental: false, // compared with graphql-js, whose execute (17) refuses a schema declaring @defer/@stream
       typeDefs: 'scalar Later type Query { x: Later s: String }',
       resolvers: { Later: { serialize: () => Promise.reject(new Error('cannot serialize')) } },
     });
@@ -607,9 +614,10 @@ describe('measureCost: plain reads cost what the same fields cost with trivial r
     }
     type Query { o: T os: [T] }
   `;
-  const plainSchema = makeSchema({ typeDefs });
+  const plainSchema = makeSchema({ incremental: false, typeDefs });
   const trivial = (name: string) => (parent: Record<string, unknown>) => parent[name];
   const resolvedSchema = makeSchema({
+    incremental: false, // compared with graphql-js, whose execute (17) refuses a schema declaring @defer/@stream
     typeDefs,
     resolvers: { T: Object.fromEntries(['s', 'i', 'c', 'l', 'cs', 'ns'].map((name) => [name, trivial(name)])) },
   });

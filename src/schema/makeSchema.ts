@@ -99,7 +99,9 @@ export interface MakeSchemaConfig extends AuthorizationConfig {
   /**
    * Declare `@defer` and `@stream` (incremental delivery: `experimentalExecuteIncrementally`,
    * `legacyExecuteIncrementally`), as graphql 17 defines them. Without them, documents that use
-   * them fail validation ("Unknown directive"). Default: INCREMENTAL_BY_DEFAULT.
+   * them fail validation ("Unknown directive"). Default true; `false` declares neither (they
+   * then do not appear in introspection, and graphql 17's own `execute` accepts the schema: it
+   * refuses any schema that declares them unless incremental delivery was enabled on purpose).
    */
   incremental?: boolean;
 }
@@ -116,16 +118,9 @@ export function makeSchema(config: MakeSchemaConfig): GraphQLSchema {
   checkResolversMatchSchema(base, resolvers);
   const authorization = checkAuthorization(base, config);
   const schema = rebuildSchema(base, resolvers, authorization);
-  return (config.incremental ?? INCREMENTAL_BY_DEFAULT) ? withIncrementalDirectives(schema) : schema;
+  return config.incremental !== false ? withIncrementalDirectives(schema) : schema;
 }
 
-/**
- * Whether makeSchema declares `@defer` and `@stream` when not told. Off for now: declared, they
- * appear in introspection, and graphql 17's own `execute` refuses every schema that declares them
- * (suites that run graphql-js's execute on makeSchema's schemas, as a reference, would need
- * `incremental: false`).
- */
-const INCREMENTAL_BY_DEFAULT = false;
 
 /**
  * The schema with `@defer` and `@stream` declared (those the SDL does not declare itself), marked
