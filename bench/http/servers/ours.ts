@@ -40,16 +40,18 @@ async function pingStore(): Promise<RateLimitStore> {
   return { charge: () => redis.ping().then(() => allowed), close: async () => redis.disconnect() };
 }
 const rateLimitStore = rateLimitArg?.slice('--rate-limit='.length);
-if (process.argv.includes('--otel') || process.env.BENCH_OTEL === '1') await registerTracerProvider();
+if (process.argv.some((arg) => arg.startsWith('--otel')) || process.env.BENCH_OTEL === '1') await registerTracerProvider();
 
 /** OpenTelemetry's SDK, recording every span in memory (the export's cost left out: it is the collector's). */
 async function registerTracerProvider(): Promise<void> {
   const { context, trace } = await import('@opentelemetry/api');
   const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
-  const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
   const exporter = new InMemorySpanExporter();
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+  // `--otel=batch`: spans exported in batches, as a service exporting them is set up (NodeSDK's default).
+  const processor = process.argv.includes('--otel=batch') ? new BatchSpanProcessor(exporter) : new SimpleSpanProcessor(exporter);
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [processor] }));
   setInterval(() => exporter.reset(), 1000).unref();
 }
 const credentialsArg = process.argv.slice(2).find((arg) => !arg.startsWith('--'));
