@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createHandler, createServer, makeSchema } from '../src/index.ts';
 
 const schema = makeSchema({ typeDefs: 'type Query { hello: String }', resolvers: { Query: { hello: () => 'world' } } });
-const how = 'here the first argument is the request itself (node\u2019s IncomingMessage under createServer) and the second a scope: context: (req, { identity, signal }) => ({ … }).'.replace('\u2019', "'");
+const how = "here the first argument is the request itself (node's IncomingMessage under createServer) and the second a scope: context: (req, { identity, signal }) => ({ … }).";
 
 describe('the context factory', () => {
   it.each<[string, unknown, string]>([

@@ -495,14 +495,20 @@ describe('HTTP: each part when it is ready, and what ends the work', () => {
 // Server-Sent Events and the WebSocket
 // ---------------------------------------------------------------------------------------------
 
-describe('Server-Sent Events and graphql-transport-ws: a next per payload, then complete', () => {
-  let server: GraphQLServer;
-  let url = '';
+/** The demo server (no cost report) for one describe block: started before its tests, closed after; `url` is read in a test. */
+function demoServerForSuite(): { readonly url: string; readonly server: GraphQLServer } {
+  const started: { url: string; server: GraphQLServer | null } = { url: '', server: null };
   beforeAll(async () => {
     const data = createDemoData();
-    ({ server, url } = await serve({ schema: demoSchema, context: (_request, { identity }) => createDemoContext(data, identity), reportCost: false }));
+    const { server, url } = await serve({ schema: demoSchema, context: (_request, { identity }) => createDemoContext(data, identity), reportCost: false });
+    Object.assign(started, { server, url });
   });
-  afterAll(() => closeNow(server));
+  afterAll(() => (started.server === null ? undefined : closeNow(started.server)));
+  return started as { readonly url: string; readonly server: GraphQLServer };
+}
+
+describe('Server-Sent Events and graphql-transport-ws: a next per payload, then complete', () => {
+  const demo = demoServerForSuite();
 
   const initial = { data: { books: { items: [{ title: 'Cosmos' }, { title: 'Pale Blue Dot' }] } }, pending: [{ id: '0', path: ['books', 'items', 0], label: 'more' }, { id: '1', path: ['books', 'items', 1], label: 'more' }], hasNext: true };
   const rest = {
@@ -515,14 +521,14 @@ describe('Server-Sent Events and graphql-transport-ws: a next per payload, then 
   };
 
   it('SSE (distinct connections): event next per payload in the current format, then event complete', async () => {
-    const response = await post(url, DEFERRED, 'text/event-stream');
+    const response = await post(demo.url, DEFERRED, 'text/event-stream');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(await response.text()).toBe(`event: next\ndata: ${JSON.stringify(initial)}\n\nevent: next\ndata: ${JSON.stringify(rest)}\n\nevent: complete\ndata:\n\n`);
   });
 
   it('SSE over GET (EventSource) the same', async () => {
-    const response = await fetch(`${url}?query=${encodeURIComponent(STREAMED)}`, { headers: { accept: 'text/event-stream' } });
+    const response = await fetch(`${demo.url}?query=${encodeURIComponent(STREAMED)}`, { headers: { accept: 'text/event-stream' } });
     expect(await response.text()).toBe(
       `event: next\ndata: ${JSON.stringify({ data: { books: { items: [{ title: 'Cosmos' }] } }, pending: [{ id: '0', path: ['books', 'items'] }], hasNext: true })}\n\n` +
         `event: next\ndata: ${JSON.stringify({ hasNext: false, incremental: [{ id: '0', items: [{ title: 'Pale Blue Dot' }, { title: 'SPQR' }] }], completed: [{ id: '0' }] })}\n\n` +
@@ -531,25 +537,31 @@ describe('Server-Sent Events and graphql-transport-ws: a next per payload, then 
   });
 
   it('WebSocket: next per payload, then complete', async () => {
-    const client = await RawClient.open(url.replace('http:', 'ws:'));
+    const client = await RawClient.open(demo.url.replace('http:', 'ws:'));
     onTestFinished(() => client.terminate());
     await client.init();
     client.send({ id: 'd1', type: 'subscribe', payload: { query: DEFERRED } });
     expect(await client.next()).toEqual({ id: 'd1', type: 'next', payload: initial });
     expect(await client.next()).toEqual({ id: 'd1', type: 'next', payload: rest });
     expect(await client.next()).toEqual({ id: 'd1', type: 'complete' });
-    expect(server.websocket?.subscriptions).toBe(0);
+    expect(demo.server.websocket?.subscriptions).toBe(0);
   });
 });
 
+/** A server over controlledSchema (its resolvers' signal in the context) and an acknowledged graphql-transport-ws client of it; both closed after the test. */
+async function controlledSocket(): Promise<{ controls: Controls; client: RawClient }> {
+  const controls = new Controls();
+  const { server, url } = await serve({ schema: controlledSchema(() => controls), context: (_request, { signal }) => ({ signal }), reportCost: false });
+  onTestFinished(() => closeNow(server));
+  const client = await RawClient.open(url.replace('http:', 'ws:'));
+  onTestFinished(() => client.terminate());
+  await client.init();
+  return { controls, client };
+}
+
 describe('graphql-transport-ws: complete from the client stops the rest', () => {
   it('the later payloads are closed, the signal aborts, nothing more is sent', async () => {
-    const controls = new Controls();
-    const { server, url } = await serve({ schema: controlledSchema(() => controls), context: (_request, { signal }) => ({ signal }), reportCost: false });
-    onTestFinished(() => closeNow(server));
-    const client = await RawClient.open(url.replace('http:', 'ws:'));
-    onTestFinished(() => client.terminate());
-    await client.init();
+    const { controls, client } = await controlledSocket();
     client.send({ id: 's', type: 'subscribe', payload: { query: '{ fast ... @defer { slow } }' } });
     expect(await client.next()).toEqual({ id: 's', type: 'next', payload: { data: { fast: 'now' }, pending: [{ id: '0', path: [] }], hasNext: true } });
     await vi.waitFor(() => expect(controls.signals).toHaveLength(1));
@@ -568,12 +580,7 @@ describe('graphql-transport-ws: complete from the client stops the rest', () => 
 
 describe('graphql-transport-ws: complete from the client closes a stream', () => {
   it('the streamed source is closed, and nothing ticks on', async () => {
-    const controls = new Controls();
-    const { server, url } = await serve({ schema: controlledSchema(() => controls), context: (_request, { signal }) => ({ signal }), reportCost: false });
-    onTestFinished(() => closeNow(server));
-    const client = await RawClient.open(url.replace('http:', 'ws:'));
-    onTestFinished(() => client.terminate());
-    await client.init();
+    const { controls, client } = await controlledSocket();
     client.send({ id: 't', type: 'subscribe', payload: { query: '{ ticks @stream(initialCount: 2) }' } });
     expect(await client.next()).toEqual({ id: 't', type: 'next', payload: { data: { ticks: [0, 1] }, pending: [{ id: '0', path: ['ticks'] }], hasNext: true } });
     client.send({ id: 't', type: 'complete' });
@@ -605,16 +612,10 @@ describe('resource routes', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('authorization and limits, before the first payload', () => {
-  let server: GraphQLServer;
-  let url = '';
-  beforeAll(async () => {
-    const data = createDemoData();
-    ({ server, url } = await serve({ schema: demoSchema, context: (_request, { identity }) => createDemoContext(data, identity), reportCost: false }));
-  });
-  afterAll(() => closeNow(server));
+  const demo = demoServerForSuite();
 
   it('a field the caller may not use, inside a deferred part: null with FORBIDDEN in that part, as inline', async () => {
-    const text = await (await post(url, '{ books(limit: 1, sort: TITLE) { items { title ... @defer { author { name email } } } } }', CURRENT)).text();
+    const text = await (await post(demo.url, '{ books(limit: 1, sort: TITLE) { items { title ... @defer { author { name email } } } } }', CURRENT)).text();
     const parts = text.split('\r\n---').slice(1, -1).map((part) => JSON.parse(part.slice(part.indexOf('\r\n\r\n') + 4)) as unknown);
     expect(parts).toEqual([
       { data: { books: { items: [{ title: 'Cosmos' }] } }, pending: [{ id: '0', path: ['books', 'items', 0] }], hasNext: true },
@@ -634,7 +635,7 @@ describe('authorization and limits, before the first payload', () => {
 
   it('an operation over a limit is refused whole, before anything runs: a request error, no part', async () => {
     const query = `{ books(limit: 1) { items { ${'... @defer { title } '.repeat(33)}} } }`;
-    const response = await post(url, query, `${CURRENT}, application/graphql-response+json`);
+    const response = await post(demo.url, query, `${CURRENT}, application/graphql-response+json`);
     expect(response.status).toBe(400);
     expect(response.headers.get('content-type')).toBe('application/graphql-response+json; charset=utf-8');
     expect(await response.json()).toEqual({

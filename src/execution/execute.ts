@@ -158,20 +158,22 @@ export function execute(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
  * validated): no argument checks, no plan lookup.
  */
 export function executePlan(plan: OperationPlan, args: PlannedExecuteArgs, prepare?: (exec: Execution) => void): PromiseOrValue<ExecutionResult> {
-  // CoerceVariableValues (GraphQL spec, "Coercing Variable Values"); an operation that declares
-  // no variables has none, whatever was sent.
-  let variables: VariableValues;
-  if (plan.declaresVariables) {
-    const coerced = coerceVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
-      maxErrors: args.options?.maxCoercionErrors,
-      hideSuggestions: args.hideSuggestions,
-    });
-    if (coerced.errors !== undefined) return { errors: [...coerced.errors] };
-    variables = coerced.variables;
-  } else {
-    variables = noVariables();
-  }
-  return executeWithVariables(plan, args, variables, prepare);
+  const variables = operationVariables(plan, args);
+  return Array.isArray(variables) ? { errors: variables } : executeWithVariables(plan, args, variables, prepare);
+}
+
+/**
+ * CoerceVariableValues (GraphQL spec, "Coercing Variable Values") for a planned operation: its
+ * variables, or the errors that refuse them (a list: variables never are one). An operation that
+ * declares no variables has none, whatever was sent.
+ */
+export function operationVariables(plan: OperationPlan, args: PlannedExecuteArgs): VariableValues | GraphQLError[] {
+  if (!plan.declaresVariables) return noVariables();
+  const coerced = coerceVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
+    maxErrors: args.options?.maxCoercionErrors,
+    hideSuggestions: args.hideSuggestions,
+  });
+  return coerced.errors !== undefined ? [...coerced.errors] : coerced.variables;
 }
 
 /**
@@ -256,14 +258,14 @@ export function assertValidExecutionArguments(
  * another for a mutation (ExecuteMutation). Returns the result, or a promise of it when
  * something is still pending once the root fields have started.
  */
+/** The result of an operation whose root type the schema lacks (a mutation on a schema without one). */
+export function noRootType(exec: Execution): ExecutionResult {
+  return { errors: [new GraphQLError(`Schema is not configured to execute ${exec.operation.operation} operation.`, { nodes: exec.operation })], data: null };
+}
+
 function executeOperation(exec: Execution): PromiseOrValue<ExecutionResult> {
   const plan = exec.plan;
-  if (plan.rootType === undefined) {
-    const error = new GraphQLError(`Schema is not configured to execute ${exec.operation.operation} operation.`, {
-      nodes: exec.operation,
-    });
-    return { errors: [error], data: null };
-  }
+  if (plan.rootType === undefined) return noRootType(exec);
   if (exec.abortSignal !== undefined) exec.listenForAbort(exec.abortSignal);
   let fields: ReadonlyArray<FieldPlan> | undefined;
   try {

@@ -77,28 +77,30 @@ export class Documents {
 
   /** The document of a query text: parsed within the limits and validated, once per text kept. */
   prepare(query: string): PreparedDocument {
+    return this.kept(query) ?? this.prepareNew(query);
+  }
+
+  /** The document of a text kept prepared (a cache hit, counted), or undefined. */
+  kept(query: string): PreparedDocument | undefined {
+    const prepared = this.prepared.get(query);
+    if (prepared !== undefined) this.options.cacheCounts.documentHits++;
+    return prepared;
+  }
+
+  /** A text not kept: parsed within the limits and validated (a cache miss, counted), and kept unless refused. */
+  private prepareNew(query: string): PreparedDocument {
     const counts = this.options.cacheCounts;
-    let prepared = this.prepared.get(query);
-    if (prepared !== undefined) {
-      counts.documentHits++;
-      return prepared;
-    }
     counts.documentMisses++;
     const parsed = parseWithLimits(query, this.options.limits);
     if ('errors' in parsed) return { document: null, errors: parsed.errors, checked: new Map() };
     const errors = this.validated(parsed.document).map((error) => withCode(error, ErrorCode.ValidationFailed));
-    prepared = { document: errors.length > 0 ? null : parsed.document, errors, checked: new Map() };
+    const prepared: PreparedDocument = { document: errors.length > 0 ? null : parsed.document, errors, checked: new Map() };
     // Nothing refused is kept: a client would choose what fills the cache.
     if (prepared.document !== null) {
       this.prepared.set(query, prepared);
       counts.documentCacheBytes = this.prepared.bytes;
     }
     return prepared;
-  }
-
-  /** Whether the text is kept prepared (prepare would answer from the cache). */
-  isPrepared(query: string): boolean {
-    return this.prepared.get(query) !== undefined;
   }
 
   /** The no-introspection rule's errors for a document (none when it does not introspect). */

@@ -426,8 +426,13 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
 
   /** A text prepared before is checked at once; a new one at once or in its client's turn (preparationQueue.ts). */
   private checkInTurn(request: OperationRequest<Raw>, known: KnownRequest | undefined, query: string): PromiseOrValue<Checked> {
-    if (this.documents.isPrepared(query)) return this.check(request, known, query);
-    return this.preparation.runOrQueue(() => this.clientOf(request.identity, request.client), () => this.check(request, known, query));
+    const kept = this.documents.kept(query);
+    if (kept !== undefined) return this.check(request, known, query, kept);
+    return this.preparation.runOrQueue(
+      () => this.clientOf(request.identity, request.client),
+      // By its turn another client's request may have prepared the same text: prepare() looks again.
+      () => this.check(request, known, query, this.documents.prepare(query)),
+    );
   }
 
   /** Whether an operation checked before for a request with the same text may run for this one as it is. */
@@ -448,10 +453,9 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     return true;
   }
 
-  /** The phases that check a document's text for one request, in order; `known` then remembers the operation as checked. */
-  private check(request: OperationRequest<Raw>, known: KnownRequest | undefined, query: string): Checked {
+  /** The phases that check a document (its text, prepared) for one request, in order; `known` then remembers the operation as checked. */
+  private check(request: OperationRequest<Raw>, known: KnownRequest | undefined, query: string, prepared: PreparedDocument): Checked {
     const { params } = request;
-    const prepared = this.documents.prepare(query);
     if (prepared.document === null) return requestErrors(prepared.errors);
     if (params.extensions != null) this.resolver.accept?.(params, query, this.clientOf(request.identity, request.client));
     const chosen = this.operation(request, prepared);

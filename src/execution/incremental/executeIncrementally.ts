@@ -18,11 +18,9 @@
  */
 import { GraphQLError } from 'graphql';
 import type { ExecutionResult } from 'graphql';
-import { coerceVariableValues, noVariables } from '../../language/graphqlCompat.ts';
-import type { VariableValues } from '../../language/graphqlCompat.ts';
 import type { PromiseOrValue } from '../../jsutils/promiseOrValue.ts';
 import { runAsTask } from '../../batching/scheduler.ts';
-import { assertValidExecutionArguments, defaultTypeResolver, executeFields, executeFieldsSerially, executePlan } from '../execute.ts';
+import { assertValidExecutionArguments, defaultTypeResolver, executeFields, executeFieldsSerially, executePlan, noRootType, operationVariables } from '../execute.ts';
 import type { ExecuteArgs } from '../execute.ts';
 import type { IncrementalHooks, ResultObject } from '../execution.ts';
 import { NOT_HANDLED } from '../execution.ts';
@@ -83,15 +81,8 @@ export function executePlanIncrementally(
 ): PromiseOrValue<ExecutionResult | ExperimentalIncrementalExecutionResults | LegacyExperimentalIncrementalExecutionResults> {
   // Nothing to defer or stream anywhere in the document: execute's own path.
   if (!plan.incremental) return executePlan(plan, args);
-  let variables: VariableValues = noVariables();
-  if (plan.declaresVariables) {
-    const coerced = coerceVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
-      maxErrors: args.options?.maxCoercionErrors,
-      hideSuggestions: args.hideSuggestions,
-    });
-    if (coerced.errors !== undefined) return { errors: [...coerced.errors] };
-    variables = coerced.variables;
-  }
+  const variables = operationVariables(plan, args);
+  if (Array.isArray(variables)) return { errors: variables };
   const options = { branching: format === 'legacy', earlyExecution: args.enableEarlyExecution === true, hooks: HOOKS };
   const request = new IncrementalRequest(plan, args, variables, args.typeResolver ?? defaultTypeResolver, options);
   return executeInitial(new IncrementalExecution(request, 'initial', NO_DEFER, undefined)) as PromiseOrValue<
@@ -102,9 +93,7 @@ export function executePlanIncrementally(
 /** ExecuteOperation for the initial payload: the root fields that are not deferred, then the response. */
 function executeInitial(exec: IncrementalExecution): PromiseOrValue<unknown> {
   const plan = exec.plan;
-  if (plan.rootType === undefined) {
-    return { errors: [new GraphQLError(`Schema is not configured to execute ${exec.operation.operation} operation.`, { nodes: exec.operation })], data: null };
-  }
+  if (plan.rootType === undefined) return noRootType(exec);
   if (exec.abortSignal !== undefined) exec.listenForAbort(exec.abortSignal);
   exec.respond = (data, errors, work) => respond(exec, data, errors, work);
   exec.data = plan.root.nullPrototype ? Object.create(null) : {};

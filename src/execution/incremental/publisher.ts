@@ -147,6 +147,18 @@ export class IncrementalPublisher {
     return keys;
   }
 
+  /** A part's `completed` entry; its id is not used again. */
+  private completed(record: DeliveryGroup | ItemStream): CompletedResult {
+    const id = this.idOf(record);
+    this.ids.delete(record);
+    return { id };
+  }
+
+  /** A failed part's `completed` entry, with the error that ended it. */
+  private failed(record: DeliveryGroup | ItemStream, error: unknown): CompletedResult {
+    return { ...this.completed(record), errors: [ensureGraphQLError(error)] };
+  }
+
   private idOf(record: DeliveryGroup | ItemStream): string {
     let id = this.ids.get(record);
     if (id === undefined) {
@@ -177,25 +189,21 @@ export class IncrementalPublisher {
           for (const value of event.values) incremental.push(this.deferResult(event.group, value));
           break;
         case 'GROUP_SUCCESS':
-          completed.push({ id: this.idOf(event.group) });
-          this.ids.delete(event.group);
+          completed.push(this.completed(event.group));
           if (event.newGroups.length > 0 || event.newStreams.length > 0) pending.push(...this.toPending(event.newGroups, event.newStreams));
           break;
         case 'GROUP_FAILURE':
-          completed.push({ id: this.idOf(event.group), errors: [ensureGraphQLError(event.error)] });
-          this.ids.delete(event.group);
+          completed.push(this.failed(event.group, event.error));
           break;
         case 'STREAM_VALUES':
           incremental.push(this.streamResult(event.stream, event.values));
           if (event.newGroups.length > 0 || event.newStreams.length > 0) pending.push(...this.toPending(event.newGroups, event.newStreams));
           break;
         case 'STREAM_SUCCESS':
-          completed.push({ id: this.idOf(event.stream) });
-          this.ids.delete(event.stream);
+          completed.push(this.completed(event.stream));
           break;
         case 'STREAM_FAILURE':
-          completed.push({ id: this.idOf(event.stream), errors: [ensureGraphQLError(event.error)] });
-          this.ids.delete(event.stream);
+          completed.push(this.failed(event.stream, event.error));
           break;
         case 'WORK_QUEUE_TERMINATION':
           finished();
