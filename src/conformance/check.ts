@@ -32,11 +32,15 @@ export interface Check<Target> {
   /** A link to the spec section or protocol line the rule comes from. */
   rule: string;
   requirement: Requirement;
-  /** Runs the check. Resolves to `pass` with no evidence, or to `fail`/`skip` with evidence. */
+  /** Runs the check. Resolves to `pass` (evidence optional), or to `fail`/`skip` with evidence. */
   run(target: Target): Promise<CheckOutcome>;
 }
 
-export type CheckOutcome = { status: 'pass' } | { status: 'fail' | 'skip'; evidence: CheckEvidence };
+/**
+ * A pass may carry evidence too, when the rule accepts more than one answer and the reader should
+ * know which one the target gave (batching: the array was answered, or refused with a 400).
+ */
+export type CheckOutcome = { status: 'pass'; evidence?: CheckEvidence } | { status: 'fail' | 'skip'; evidence: CheckEvidence };
 
 /** One line of a report. */
 export interface CheckResult {
