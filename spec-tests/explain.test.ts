@@ -11,7 +11,7 @@ import type { ExecutionResult } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { execute, explainOperation, formatExplanation, makeSchema } from '../src/index.ts';
 import type { ExecutionTrace, Explanation } from '../src/index.ts';
-import { DEMO_LOADERS, runExplain } from '../src/demo/explain.ts';
+import { DEMO_LOADERS, USAGE, runExplain } from '../src/demo/explain.ts';
 import { byMajor } from './support/graphqlMajor.ts';
 import { createDemoContext, createDemoData, demoSchema } from '../src/demo/librarySchema.ts';
 
@@ -21,29 +21,37 @@ describe('npm run explain', () => {
   it('prints the plan of a small query as a tree, with the cost analysis and the rounds of batches', () => {
     const { stdout, stderr, code } = runExplain([SMALL]);
     expect({ stderr, code }).toEqual({ stderr: '', code: 0 });
-    expect(stdout).toMatchInlineSnapshot(`
-      "query (anonymous)
-      cost 3 · depth 3 · nodes 10 · fields 7 · aliases 0 · directives 0
-      JSON: the result has list fields: JSON.stringify writes it
-
-      Query · interpreted: the root selection set always is
-      └─ book: Book · resolver · weight 1 · cost 3
-         Book · generated after 32 objects · fragments: ... on Book
-         ├─ title: String! · plain read · merged from 2 selections · weight 0 · cost 0
-         ├─ author: Author! · resolver (loads authorById) · weight 1 · cost 1
-         │  Author · generated after 32 objects
-         │  └─ name: String! · plain read · weight 0 · cost 0
-         └─ reviews: [Review!]! · resolver (loads reviewsByBook) · list of 10 · weight 1 · cost 1
-            Review · generated after 32 objects
-            └─ stars: Int! · plain read · weight 0 · cost 0
-
-      batching: one round per level of loading fields, at most one batch per loader in a round:
-        round 1: authorById (book.author), reviewsByBook (book.reviews)
-
-      cost of a field = weight + list size × cost of its selection, per parent object;
-      a generated selection set runs as generated code once it has completed 32 objects.
-      "
-    `);
+    expect(stdout).toBe(
+      [
+        'query (anonymous)',
+        'cost 3 · depth 3 · nodes 10 · fields 7 · aliases 0 · directives 0',
+        '',
+        'plan: each field, how it is resolved, and its cost per parent object',
+        'Query',
+        '└─ book: Book · resolver · weight 1 · cost 3',
+        '   Book · from fragments: ... on Book',
+        '   ├─ title: String! · plain read · merged from 2 selections · weight 0 · cost 0',
+        '   ├─ author: Author! · resolver, batched by authorById · weight 1 · cost 1',
+        '   │  Author',
+        '   │  └─ name: String! · plain read · weight 0 · cost 0',
+        '   └─ reviews: [Review!]! · resolver, batched by reviewsByBook · list of 10 · weight 1 · cost 1',
+        '      Review',
+        '      └─ stars: Int! · plain read · weight 0 · cost 0',
+        '',
+        'batches: one per loader and level; a level is sent when the one above has answered:',
+        '  level 1: authorById for book.author; reviewsByBook for book.reviews',
+        '',
+        'speed-ups (the result is the same without them):',
+        '  generated code after 32 objects: Book at book, Author at book.author, Review at book.reviews',
+        '  field by field: Query (the root always is)',
+        '  response text by JSON.stringify (the result has lists)',
+        '',
+        'resolver: its resolver is called · plain read: the value is read off the parent object, no call ·',
+        'default resolver: read off the parent object, then completed (an object, a list, a custom scalar);',
+        'cost of a field = weight + list size × cost of its selection, per parent object.',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('prints the same as JSON with --json', () => {
@@ -75,12 +83,19 @@ describe('npm run explain', () => {
     });
     expect(runExplain(['{ book('])).toMatchObject({ stdout: '', code: 1, stderr: '1:8 Syntax Error: Expected Name, found <EOF>.\n' });
     const usage = runExplain([]);
-    expect(usage.code).toBe(2);
-    expect(usage.stderr).toMatch(/^usage: npm run explain -- '<query>' \[--json\]/);
-    expect(runExplain([SMALL, '--bogus']).code).toBe(2);
+    expect(usage).toEqual({ stdout: '', stderr: `${USAGE}\n`, code: 2 });
+    expect(usage.stderr).toMatch(/^usage: npm run explain -- '<query>' \[--json\] \[--operation NAME\] \[--variables JSON\]\n/);
+    expect(runExplain([SMALL, '--bogus'])).toEqual({ stdout: '', stderr: `Unknown argument --bogus.\n\n${USAGE}\n`, code: 2 });
+    expect(runExplain(['-x', SMALL])).toEqual({ stdout: '', stderr: `Unknown argument -x.\n\n${USAGE}\n`, code: 2 });
   });
 
-  it('runs as a command: the tree on stdout and exit 0; a bad query exits 1', async () => {
+  it('prints the usage on stdout and exits 0 with --help or -h, whatever else is given', () => {
+    expect(runExplain(['--help'])).toEqual({ stdout: `${USAGE}\n`, stderr: '', code: 0 });
+    expect(runExplain([SMALL, '-h'])).toEqual({ stdout: `${USAGE}\n`, stderr: '', code: 0 });
+    expect(USAGE).toContain('  --help, -h         print this\n');
+  });
+
+  it('runs as a command: the tree on stdout and exit 0; a bad query exits 1; --help exits 0, an unknown argument 2', async () => {
     const run = promisify(execFile);
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/demo/explain.ts', SMALL], { cwd: process.cwd() });
     expect(stdout).toBe(runExplain([SMALL]).stdout);
@@ -90,6 +105,13 @@ describe('npm run explain', () => {
     );
     expect(failed?.code).toBe(1);
     expect(failed?.stderr).toBe('1:3 Cannot query field "zzz" on type "Query".\n');
+    const help = await run(process.execPath, ['--import', 'tsx', 'src/demo/explain.ts', '--help'], { cwd: process.cwd() });
+    expect(help).toEqual({ stdout: `${USAGE}\n`, stderr: '' });
+    const unknown = await run(process.execPath, ['--import', 'tsx', 'src/demo/explain.ts', '--nope'], { cwd: process.cwd() }).then(
+      () => null,
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect([unknown?.code, unknown?.stdout, unknown?.stderr]).toEqual([2, '', `Unknown argument --nope.\n\n${USAGE}\n`]);
   }, 30_000);
 });
 
@@ -182,18 +204,25 @@ describe('incremental delivery in the explanation', () => {
   it('says which fields are inside a deferred fragment (its label and path) and which list is streamed', () => {
     const { stdout, code } = runExplain([DEFERRED]);
     expect(code).toBe(0);
-    expect(stdout.split('\n').slice(4, 14).join('\n')).toBe(
+    expect(stdout.split('\n').slice(4, 21).join('\n')).toBe(
       [
-        'Query · interpreted: the root selection set always is',
+        'Query',
         '└─ books: BookPage! · resolver · weight 1 · cost 4',
-        '   BookPage · interpreted: the operation defers or streams (each object is split by @defer first)',
-        '   └─ items: [Book!]! · default read · streamed after 1 item "rest" · list of 2 · weight 1 · cost 3',
-        '      Book · interpreted: the operation defers or streams (each object is split by @defer first) · fragments: ... (no type condition)',
-        '      ├─ title: String! · default read · weight 0 · cost 0',
-        '      ├─ author: Author! · resolver (loads authorById) · deferred "who" at books.items · weight 1 · cost 1',
-        '      │  Author · interpreted: the operation defers or streams (each object is split by @defer first)',
-        '      │  └─ name: String! · default read · weight 0 · cost 0',
-        '      └─ averageStars: Float · resolver (loads reviewsByBook) · deferred (no label) at books.items · weight 0 · cost 0',
+        '   BookPage',
+        '   └─ items: [Book!]! · default resolver · streamed after 1 item "rest" · list of 2 · weight 1 · cost 3',
+        '      Book · from fragments: ... (no type condition)',
+        '      ├─ title: String! · default resolver · weight 0 · cost 0',
+        '      ├─ author: Author! · resolver, batched by authorById · deferred "who" at books.items · weight 1 · cost 1',
+        '      │  Author',
+        '      │  └─ name: String! · default resolver · weight 0 · cost 0',
+        '      └─ averageStars: Float · resolver, batched by reviewsByBook · deferred (no label) at books.items · weight 0 · cost 0',
+        '',
+        'batches: one per loader and level; a level is sent when the one above has answered:',
+        '  level 1: authorById for books.items.author; reviewsByBook for books.items.averageStars',
+        '',
+        'speed-ups (the result is the same without them):',
+        '  field by field: Query (the root always is)',
+        '  field by field: BookPage at books, Book at books.items, Author at books.items.author (the operation defers or streams, so each object is split by @defer first)',
       ].join('\n'),
     );
   });

@@ -4,8 +4,9 @@
  * selection sets and fields, merged fields and fragments, generated or interpreted, the cost
  * analysis, and the rounds in which the demo's loaders would send their batches.
  *
- * Exit codes: 0 explained; 1 the query does not parse or validate (the errors are printed);
- * 2 no query, or an option it does not know (the usage is printed).
+ * Exit codes: 0 explained, or the usage printed for --help (-h); 1 the query does not parse or
+ * validate (the errors are printed); 2 no query, or an argument it does not know (the usage is
+ * printed on stderr).
  */
 import { pathToFileURL } from 'node:url';
 import { GraphQLError, parse } from 'graphql';
@@ -24,10 +25,17 @@ export const DEMO_LOADERS: Readonly<Record<string, string>> = {
   'Author.books': 'booksByAuthor',
 };
 
-const USAGE = `usage: npm run explain -- '<query>' [--json] [--operation NAME] [--variables JSON]
+/** What --help prints (on stdout), and a wrong call (on stderr, after what was wrong). */
+export const USAGE = `usage: npm run explain -- '<query>' [--json] [--operation NAME] [--variables JSON]
 
-Explains how the engine would run the query against the demo schema: its plan, its cost and
-its batches. --json prints the same as JSON.
+Explains how the engine would run the query against the demo schema, without running it: its
+plan (each field, and whether a resolver is called or the value is a plain read), the cost of
+each field, and the batches per level.
+
+  --json             print the same as JSON
+  --operation NAME   the operation to explain, when the document has several
+  --variables JSON   the operation's variables, as a JSON object
+  --help, -h         print this
 
   npm run explain -- '{ books(limit: 3) { items { title author { name } } } }'`;
 
@@ -39,6 +47,7 @@ export function runExplain(args: ReadonlyArray<string>): { stdout: string; stder
   let variables: Record<string, unknown> | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
+    if (arg === '--help' || arg === '-h') return { stdout: `${USAGE}\n`, stderr: '', code: 0 };
     if (arg === '--json') json = true;
     else if (arg === '--operation' && i + 1 < args.length) operationName = args[++i];
     else if (arg === '--variables' && i + 1 < args.length) {
@@ -49,7 +58,7 @@ export function runExplain(args: ReadonlyArray<string>): { stdout: string; stder
       } catch {
         return { stdout: '', stderr: `--variables must be a JSON object.\n\n${USAGE}\n`, code: 2 };
       }
-    } else if (arg.startsWith('--') || query !== undefined) return { stdout: '', stderr: `Unexpected argument ${arg}.\n\n${USAGE}\n`, code: 2 };
+    } else if (arg.startsWith('-') || query !== undefined) return { stdout: '', stderr: `Unknown argument ${arg}.\n\n${USAGE}\n`, code: 2 };
     else query = arg;
   }
   if (query === undefined || query.trim() === '') return { stdout: '', stderr: `${USAGE}\n`, code: 2 };

@@ -209,9 +209,9 @@ class Explainer {
     const collected = collectDeferredFields(this.schema, this.fragments, this.variables, selections.type, inputs);
     for (const usage of collected.newDeferUsages) this.deferPaths.set(usage, path);
     let why: string | null;
-    if (isRoot) why = 'the root selection set always is';
+    if (isRoot) why = 'the root always is';
     // The incremental executor splits each object's fields by @defer before running them: no generated code.
-    else if (this.defersOrStreams) why = 'the operation defers or streams (each object is split by @defer first)';
+    else if (this.defersOrStreams) why = 'the operation defers or streams, so each object is split by @defer first';
     else if (selections.fields === undefined) why = 'its fields are chosen per request by @skip/@include variables';
     else why = whyNotCompiled(fields);
     const fragments: string[] = [];
@@ -293,10 +293,10 @@ class Explainer {
 
 /** The pipeline's choice (server/pipeline.ts isSmall, then compileStringify.ts), said in words. */
 function jsonWriterOf(analysis: Analysis, root: SelectionPlan): Explanation['jsonWriter'] {
-  if (analysis.nodes > 0) return { generated: false, why: 'the result has list fields: JSON.stringify writes it' };
-  if (analysis.fields > SMALL_RESULT_FIELDS) return { generated: false, why: `more than ${SMALL_RESULT_FIELDS} fields: JSON.stringify writes it` };
-  if (root.fields === undefined) return { generated: false, why: 'its fields are chosen by variables: JSON.stringify writes it' };
-  return { generated: true, why: `a small result: written by generated code after ${STRINGIFY_COMPILE_AFTER} results (results with errors or a trace by JSON.stringify)` };
+  if (analysis.nodes > 0) return { generated: false, why: 'the result has lists' };
+  if (analysis.fields > SMALL_RESULT_FIELDS) return { generated: false, why: `the result has more than ${SMALL_RESULT_FIELDS} fields` };
+  if (root.fields === undefined) return { generated: false, why: 'its fields are chosen by @skip/@include variables' };
+  return { generated: true, why: `a small result: after ${STRINGIFY_COMPILE_AFTER} results, except those with errors or a trace` };
 }
 
 /**
@@ -326,8 +326,10 @@ function batchRounds(set: ExplainedSelectionSet, above: number, rounds: BatchRou
 }
 
 /**
- * The explanation as a tree of text, for a terminal. Takes whatever `explainOperation` answers:
- * for an operation that cannot run, its errors, one a line, each after its `line:column`.
+ * The explanation as text for a terminal, in the README's words: the plan as a tree (each field,
+ * how it is resolved, its cost), the batches per level, then the speed-ups, which change when the
+ * answer comes but never what it is. Takes whatever `explainOperation` answers: for an operation
+ * that cannot run, its errors, one a line, each after its `line:column`.
  */
 export function formatExplanation(explanation: Explanation | { errors: ReadonlyArray<GraphQLError> }): string {
   if ('errors' in explanation) return formatErrors(explanation.errors);
@@ -337,24 +339,17 @@ export function formatExplanation(explanation: Explanation | { errors: ReadonlyA
   lines.push(
     `cost ${analysis.cost} · depth ${analysis.depth} · nodes ${analysis.nodes} · fields ${analysis.fields} · aliases ${analysis.aliases} · directives ${analysis.directives}`,
   );
-  lines.push(`JSON: ${explanation.jsonWriter.why}`);
   lines.push('');
+  lines.push('plan: each field, how it is resolved, and its cost per parent object');
   formatSet(explanation.root, '', lines);
   lines.push('');
-  if (explanation.batching === null) {
-    lines.push('batching: not known from the document (which loader a resolver uses is in its code);');
-    lines.push('  send the request with extensions: { trace: true } to see its batches.');
-  } else if (explanation.batching.length === 0) {
-    lines.push('batching: no field loads through a loader.');
-  } else {
-    lines.push('batching: one round per level of loading fields, at most one batch per loader in a round:');
-    for (const round of explanation.batching) {
-      lines.push(`  round ${round.round}: ${round.loaders.map((each) => `${each.loader} (${each.paths.join(', ')})`).join(', ')}`);
-    }
-  }
+  lines.push(...formatBatches(explanation.batching));
   lines.push('');
-  lines.push('cost of a field = weight + list size × cost of its selection, per parent object;');
-  lines.push(`a generated selection set runs as generated code once it has completed ${COMPILE_AFTER} objects.`);
+  lines.push(...formatSpeedUps(explanation));
+  lines.push('');
+  lines.push('resolver: its resolver is called · plain read: the value is read off the parent object, no call ·');
+  lines.push('default resolver: read off the parent object, then completed (an object, a list, a custom scalar);');
+  lines.push('cost of a field = weight + list size × cost of its selection, per parent object.');
   return lines.join('\n');
 }
 
@@ -367,20 +362,53 @@ function formatErrors(errors: ReadonlyArray<GraphQLError>): string {
   return [`the operation cannot run (${errors.length === 1 ? '1 error' : `${errors.length} errors`}):`, ...lines.map((line) => `  ${line}`)].join('\n');
 }
 
+/** One batch per loader and level: a level's loads go out once every resolver in flight waits on one. */
+function formatBatches(batching: Explanation['batching']): string[] {
+  if (batching === null) {
+    return [
+      'batches: not known without running it (which loader a resolver uses is in its code);',
+      '  send the request with extensions: { trace: true } to see its batches.',
+    ];
+  }
+  if (batching.length === 0) return ['batches: none (no field loads through a loader).'];
+  return [
+    'batches: one per loader and level; a level is sent when the one above has answered:',
+    ...batching.map((round) => `  level ${round.round}: ${round.loaders.map((each) => `${each.loader} for ${each.paths.join(', ')}`).join('; ')}`),
+  ];
+}
+
+/** The engine's speed-ups (generated code, generated JSON writers), apart from the plan: the result is the same without them. */
+function formatSpeedUps(explanation: Explanation): string[] {
+  const generated: string[] = [];
+  const fieldByField = new Map<string, string[]>();
+  const visit = (set: ExplainedSelectionSet): void => {
+    const where = set.path === '' ? set.type : `${set.type} at ${set.path}`;
+    if (set.mode === 'generated') generated.push(where);
+    else fieldByField.set(set.why, [...(fieldByField.get(set.why) ?? []), where]);
+    for (const field of set.fields) for (const child of field.selectionSets) visit(child);
+  };
+  visit(explanation.root);
+  const lines = ['speed-ups (the result is the same without them):'];
+  if (generated.length > 0) lines.push(`  generated code after ${COMPILE_AFTER} objects: ${generated.join(', ')}`);
+  for (const [why, sets] of fieldByField) lines.push(`  field by field: ${sets.join(', ')} (${why})`);
+  const { generated: writer, why } = explanation.jsonWriter;
+  lines.push(`  response text by ${writer ? 'generated code' : 'JSON.stringify'} (${why})`);
+  return lines;
+}
+
 const KIND_TEXT: Record<FieldKind, string> = {
   resolver: 'resolver',
   plainRead: 'plain read',
-  defaultRead: 'default read',
+  defaultRead: 'default resolver',
   typename: 'type name',
 };
 
 function formatSet(set: ExplainedSelectionSet, prefix: string, lines: string[], parentDeferred = ''): void {
-  const fragments = set.fragments.length === 0 ? '' : ` · fragments: ${set.fragments.join(', ')}`;
-  lines.push(`${prefix}${set.type} · ${set.mode === 'generated' ? `generated ${set.why}` : `interpreted: ${set.why}`}${fragments}`);
+  lines.push(`${prefix}${set.type}${set.fragments.length === 0 ? '' : ` · from fragments: ${set.fragments.join(', ')}`}`);
   set.fields.forEach((field, index) => {
     const last = index === set.fields.length - 1;
     const name = field.responseName === field.fieldName ? field.responseName : `${field.responseName} (${field.fieldName})`;
-    const parts = [`${name}: ${field.type}`, field.loader === undefined ? KIND_TEXT[field.kind] : `${KIND_TEXT[field.kind]} (loads ${field.loader})`];
+    const parts = [`${name}: ${field.type}`, field.loader === undefined ? KIND_TEXT[field.kind] : `${KIND_TEXT[field.kind]}, batched by ${field.loader}`];
     // Said where it starts: the fields beneath a deferred field come with it.
     const deferred = deferredText(field.deferred);
     if (deferred !== '' && deferred !== parentDeferred) parts.push(deferred);
