@@ -30,16 +30,16 @@ import { NESTED_QUERY, createBenchSchema, createDb } from './schema.ts';
 import type { BenchContext } from './schema.ts';
 
 /**
- * Runs last, and its module is loaded only then: it constructs a BatchLoader, which turns on
- * the task tracking that makes every promise in the process a little dearer (see
- * src/batching/scheduler.ts), and that must not touch the other scenarios.
+ * Runs last: its executions track tasks with AsyncLocalStorage (src/batching/scheduler.ts), and
+ * on Node 20, once AsyncLocalStorage has run, every promise of the process is a little dearer,
+ * which must not touch the other scenarios.
  */
 const N_PLUS_ONE = 'n-plus-one';
 
 /**
  * The same comparison against real PostgreSQL tables (nPlusOnePostgres.ts; it needs
  * DATABASE_URL, and says it is skipped without it). Loaded lazily and run last, for the same
- * reason as n-plus-one: it constructs BatchLoaders.
+ * reason as n-plus-one: its executions track tasks.
  */
 const N_PLUS_ONE_POSTGRES = 'n-plus-one-postgres';
 

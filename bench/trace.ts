@@ -2,9 +2,9 @@
  * `npx tsx bench/trace.ts`: what an execution trace costs (src/execution/trace.ts), measured on
  * the demo's nested query with its BatchLoaders, traced against untraced, in one run.
  *
- * Why a script of its own: the demo makes BatchLoaders, which turn on the scheduler's task
- * tracking for the whole process (src/batching/scheduler.ts), and `npm run bench` keeps that
- * away from its other scenarios. What tracing costs when it is off is `npm run bench` itself,
+ * Why a script of its own: the demo's executions hold BatchLoaders and track tasks with
+ * AsyncLocalStorage (src/batching/scheduler.ts), which on Node 20 makes every later promise of the
+ * process dearer, and `npm run bench` keeps that away from its other scenarios. What tracing costs when it is off is `npm run bench` itself,
  * before and after (docs/traces.md).
  *
  * Environment: BENCH_TIME_MS (default 2000) and BENCH_WARMUP_MS (default 1000), as `npm run bench`.

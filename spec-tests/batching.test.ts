@@ -220,3 +220,40 @@ describe('BatchLoader: when batches are sent', () => {
     });
   });
 });
+
+describe('BatchLoader: which executions batch by level', () => {
+  /** The fixture's context with its loaders out of holdsBatchLoader's sight: a non-enumerable property. */
+  function hiddenLoaders(user: string): BatchingContext {
+    const context = createContext({ Loader: BatchLoader, user });
+    const { loaders } = context;
+    Object.defineProperty(context, 'loaders', { value: loaders, enumerable: false });
+    return context;
+  }
+
+  it('batches by level when the context holds its loaders, by tick when it does not, whatever ran before', async () => {
+    const hiddenBefore = hiddenLoaders('ada');
+    const before = await execute({ schema, document: THREE_LEVELS, contextValue: hiddenBefore });
+    const held = await runOurs('ada');
+    const hiddenAfter = hiddenLoaders('ada');
+    const after = await execute({ schema, document: THREE_LEVELS, contextValue: hiddenAfter });
+
+    for (const result of [before, held.result, after]) expect(plain(result)).toEqual(expectedResponse('ada'));
+    expect(batchCounts(held.context)).toEqual({ authorsByPublisher: 1, booksByAuthor: 1, publisherById: 1, ratingByBook: 1 });
+    // Per tick, the levels split along the fixture's delays; and the same way before and after an
+    // execution that did batch by level: no state of the process decides it.
+    const perTick = { authorsByPublisher: 2, booksByAuthor: 5, publisherById: 1, ratingByBook: 20 };
+    expect(batchCounts(hiddenBefore)).toEqual(perTick);
+    expect(batchCounts(hiddenAfter)).toEqual(perTick);
+    expect(hiddenAfter.batches).toEqual(hiddenBefore.batches);
+  });
+
+  it('finds a loader held directly by the context, and one held one level down', async () => {
+    const direct = createContext({ Loader: BatchLoader });
+    const { loaders } = direct;
+    const flat = Object.assign(Object.create(null) as object, { user: direct.user, data: direct.data, batches: direct.batches, ...loaders });
+    Object.defineProperty(flat, 'loaders', { value: loaders, enumerable: false });
+    const result = await execute({ schema, document: THREE_LEVELS, contextValue: flat });
+    expect(plain(result)).toEqual(expectedResponse('ada'));
+    expect(batchCounts(direct)).toEqual({ authorsByPublisher: 1, booksByAuthor: 1, publisherById: 1, ratingByBook: 1 });
+  });
+});

@@ -12,9 +12,9 @@
  *  - Results are cached per loader, and a loader lives for one request: create loaders in the
  *    per-request context, never share them.
  *
- * When a batch is sent is not decided here: under `execute()`, the request's scheduler
- * (scheduler.ts) sends it once no resolver can progress without it; elsewhere, it goes after
- * the current tick, as DataLoader does.
+ * When a batch is sent is not decided here: under `execute()` with the loader in the context
+ * (`holdsBatchLoader` below), the request's scheduler (scheduler.ts) sends it once no resolver can
+ * progress without it; elsewhere, it goes after the current tick, as DataLoader does.
  */
 import { LoadPromise, currentTask } from './scheduler.ts';
 import type { DispatchObserver, Dispatchable } from './scheduler.ts';
@@ -49,17 +49,41 @@ interface QueuedKey<K, V, C> {
 const OPTION_NAMES = ['maxBatchSize', 'cacheKeyFn', 'cache', 'name'];
 
 /**
- * Whether a BatchLoader has been constructed in this process. Each execution reads it when it
- * starts (execution/execution.ts): only then does it track its resolver calls as tasks of a
- * batch scheduler (scheduler.ts), whose AsyncLocalStorage makes every promise in the process a
- * little dearer on Node 20, so a program that never batches never pays for it. Process-wide by
- * nature: once AsyncLocalStorage has run, every promise pays anyway.
+ * How many properties of one object `holdsBatchLoader` looks at: a context is a handful of
+ * values, and a context that is itself a large table must not cost a scan per request.
  */
-let constructedAny = false;
+const PROPERTIES_LOOKED_AT = 32;
 
-/** Whether a BatchLoader has been constructed in this process (see constructedAny). */
-export function batchLoadersExist(): boolean {
-  return constructedAny;
+/**
+ * Whether an execution's context value holds a BatchLoader: as one of its own properties
+ * (`context.authors`), or as a property of one of them (`context.loaders.authorById`), looking at
+ * the first PROPERTIES_LOOKED_AT of each. An execution whose context holds one runs its resolvers
+ * as tasks of a batch scheduler (execution/execution.ts, scheduler.ts), so that its loads go out
+ * once per level; any other pays nothing for it: task tracking needs AsyncLocalStorage, which makes
+ * resolver calls and promises dearer. A loader the context does not hold (made inside a resolver,
+ * or shared by every request) still batches: its loads go out after the current tick.
+ */
+export function holdsBatchLoader(context: unknown): boolean {
+  if (typeof context !== 'object' || context === null) return false;
+  let looked = 0;
+  for (const key in context) {
+    if (!Object.hasOwn(context, key)) continue;
+    const value = (context as Record<string, unknown>)[key];
+    if (value instanceof BatchLoader || (typeof value === 'object' && value !== null && !Array.isArray(value) && holdsDirectly(value))) return true;
+    if (++looked === PROPERTIES_LOOKED_AT) return false;
+  }
+  return false;
+}
+
+/** Whether one of the first PROPERTIES_LOOKED_AT own properties of `holder` is a BatchLoader. */
+function holdsDirectly(holder: object): boolean {
+  let looked = 0;
+  for (const key in holder) {
+    if (!Object.hasOwn(holder, key)) continue;
+    if ((holder as Record<string, unknown>)[key] instanceof BatchLoader) return true;
+    if (++looked === PROPERTIES_LOOKED_AT) return false;
+  }
+  return false;
 }
 
 export class BatchLoader<K, V, C = K> implements Dispatchable {
@@ -102,7 +126,6 @@ export class BatchLoader<K, V, C = K> implements Dispatchable {
     this.cacheKeyFn = options.cacheKeyFn;
     this.cache = cache ? new Map() : null;
     this.name = name;
-    constructedAny = true;
   }
 
   /** The value for `key`: null when the batch had no result for it. */

@@ -27,11 +27,11 @@
  * out anyway. This only ever fires on such a hidden wait, or on a resolver stuck for that long
  * on slow I/O. It is a guard against a hang, never the way batches are normally formed.
  *
- * COST. AsyncLocalStorage makes every promise a little dearer on Node 20, and once it has run a
- * task it stays on for the whole process. So an execution makes a scheduler (and runs tasks)
- * only when a `BatchLoader` has been constructed in the process (batchLoader.ts
- * `batchLoadersExist`, read where each execution starts: execution/execution.ts); executions
- * that started before then, and programs that never batch, pay nothing.
+ * COST. Tracking tasks takes AsyncLocalStorage, which makes each resolver call and, on Node 20,
+ * every promise dearer. So an execution makes a scheduler (and runs tasks) only when its context
+ * value holds a BatchLoader (batchLoader.ts `holdsBatchLoader`, read where each execution starts:
+ * execution/execution.ts); other executions pay nothing, and loads of a loader the context does
+ * not hold go out after the current tick.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 

@@ -11,7 +11,7 @@ import type { ExecutionResult, FieldNode, GraphQLFieldResolver, GraphQLSchema, G
 import type { PromiseOrValue } from '../jsutils/promiseOrValue.ts';
 import { fieldWeight } from '../analysis/analyze.ts';
 import { BatchScheduler } from '../batching/scheduler.ts';
-import { batchLoadersExist } from '../batching/batchLoader.ts';
+import { holdsBatchLoader } from '../batching/batchLoader.ts';
 import type { Fragments } from '../language/collectFields.ts';
 import { ABANDONS_NULLED_WORK, HONOURS_ABORT_SIGNAL, abortedExecutionError, argumentValues, valuesOf } from '../language/graphqlCompat.ts';
 import type { VariableValues } from '../language/graphqlCompat.ts';
@@ -94,8 +94,8 @@ export class Execution implements RequestScope, NulledPositions {
   readonly work: PendingWork = new PendingWork(this);
   /**
    * Sends this request's queued loads when no resolver can progress without them (batching/
-   * scheduler.ts). Null when no BatchLoader has been constructed in the process: then there is
-   * nothing to schedule, and the task tracking the scheduler needs is not switched on.
+   * scheduler.ts). Null when the context value holds no BatchLoader (batchLoader.ts
+   * holdsBatchLoader): then there is nothing to schedule, and no resolver call pays for tracking.
    */
   readonly scheduler: BatchScheduler | null;
   /** The next serial mutation, waiting for the work of the previous one to settle. */
@@ -153,7 +153,7 @@ export class Execution implements RequestScope, NulledPositions {
     this.actualCost = args.measureCost === true ? 0 : null;
     this.signal = args.signal ?? undefined;
     this.plainReads = this.fieldResolver === undefined;
-    this.scheduler = batchLoadersExist() ? new BatchScheduler() : null;
+    this.scheduler = holdsBatchLoader(args.contextValue) ? new BatchScheduler() : null;
     // Kept to one load and one test here: this constructor is on every execution's path, inlined.
     this.trace = args.trace === true ? startTrace(this.scheduler) : null;
     this.abortSignal = HONOURS_ABORT_SIGNAL ? (args.abortSignal ?? undefined) : undefined;
