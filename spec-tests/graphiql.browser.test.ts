@@ -5,10 +5,11 @@
  * through everything GraphiQL needs), a query runs over HTTP, a deferred query's parts arrive
  * over multipart/mixed and the deferred one appears in the result pane after the first, a
  * subscription over the WebSocket hears a review added from outside, and the Trace plugin draws
- * a waterfall.
+ * a waterfall a learner can read (a batch row says "1 batch · 2 keys", a row's label keeps the end
+ * of its path and says the whole path on hover) and the plan as a tree of the operation.
  *
  * Skipped, with the reason printed, where /usr/bin/chromium is missing (.ci/run installs it).
- * Screenshots go to spec-tests/__output__/graphiql/.
+ * Screenshots go to spec-tests/__output__/graphiql/ (ignored by git); each one's path is printed.
  */
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -115,7 +116,7 @@ describe.skipIf(!hasChromium)('GraphiQL in Chromium', () => {
     expect((await schemaLoaded).status()).toBe(200);
     await page.locator('.graphiql-query-editor .CodeMirror').waitFor();
     await page.locator('.graphiql-execute-button').waitFor();
-    await page.screenshot({ path: `${SCREENSHOTS}page.png` });
+    await screenshot(page, 'page');
     expect(problems).toEqual([]);
   });
 
@@ -127,7 +128,7 @@ describe.skipIf(!hasChromium)('GraphiQL in Chromium', () => {
     expect(result.data).toEqual({
       books: { total: 5, items: [{ title: 'Cosmos', author: { name: 'Carl Sagan' } }, { title: 'Pale Blue Dot', author: { name: 'Carl Sagan' } }] },
     });
-    await page.screenshot({ path: `${SCREENSHOTS}query.png` });
+    await screenshot(page, 'query');
     expect(problems).toEqual([]);
   });
 
@@ -143,7 +144,7 @@ describe.skipIf(!hasChromium)('GraphiQL in Chromium', () => {
     const over = Promise.race([page.waitForEvent('requestfinished', (each) => each === request), page.waitForEvent('requestfailed', (each) => each === request)]);
     await waitForResponse(page, '"Pale Blue Dot"');
     expect(JSON.parse(await responseText(page))).toEqual({ data: { books: { items: [{ title: 'Cosmos' }, { title: 'Pale Blue Dot' }] } }, extensions: { cost: { requested: 4, limit: 1000 } } });
-    await page.screenshot({ path: `${SCREENSHOTS}deferred-first.png` });
+    await screenshot(page, 'deferred-first');
     releaseReviews();
     await waitForResponse(page, '"stars"');
     expect(JSON.parse(await responseText(page))).toEqual({
@@ -151,7 +152,7 @@ describe.skipIf(!hasChromium)('GraphiQL in Chromium', () => {
       // The last payload's whole cost report (its `actual` counts the deferred part), merged in.
       extensions: { cost: { requested: 4, actual: 4, limit: 1000 } },
     });
-    await page.screenshot({ path: `${SCREENSHOTS}deferred-whole.png` });
+    await screenshot(page, 'deferred-whole');
     // GraphiQL's multipart reader (meros) cancels the body once it has read the close delimiter,
     // which Chromium reports as an aborted request when the chunked body's own end had not been
     // processed yet: the whole answer arrived (above), so that one report is no problem.
@@ -183,7 +184,7 @@ describe.skipIf(!hasChromium)('GraphiQL in Chromium', () => {
     expect(heard).toBe(true);
     const event = JSON.parse(await responseText(page)) as { data: { reviewAdded: unknown } };
     expect(event.data.reviewAdded).toEqual({ id: expect.stringMatching(/^r\d+$/), bookId: 'b2', stars: 4, text: 'Heard in the browser.' });
-    await page.screenshot({ path: `${SCREENSHOTS}subscription.png` });
+    await screenshot(page, 'subscription');
     // Over the WebSocket on the endpoint's own path, not over HTTP.
     expect(sockets).toEqual([demo.url.replace(/^http:/, 'ws:')]);
     expect(sent).toEqual([]);
@@ -203,23 +204,98 @@ describe.skipIf(!hasChromium)('GraphiQL in Chromium', () => {
     expect(sent).toContainEqual(expect.objectContaining({ extensions: { trace: true } }));
     // Whether or not this server traces, the panel says what it got.
     await page.locator('.engine-trace-summary, .engine-trace-note').first().waitFor();
-    await page.screenshot({ path: `${SCREENSHOTS}trace-panel.png` });
+    await screenshot(page, 'trace-panel');
     expect(problems).toEqual([]);
   });
 
-  it('draws the last response\'s trace as a waterfall: resolver bars, batch bars, the plan', async () => {
+  it('draws the last response\'s trace as a waterfall: resolver bars, and batch bars that say "1 batch · 2 keys"', async () => {
     await page.locator('.engine-trace-waterfall').waitFor();
-    const resolverBars = await page.locator('.engine-trace-resolver .engine-trace-bar').count();
-    const batchBars = await page.locator('.engine-trace-batch .engine-trace-bar').count();
-    expect(resolverBars).toBeGreaterThan(3);
-    // The demo loads authors and their books through BatchLoaders.
-    expect(batchBars).toBeGreaterThan(0);
-    const batchLabel = await page.locator('.engine-trace-batch .engine-trace-label').first().textContent();
-    expect(batchLabel).toMatch(/authorById|booksByAuthor/);
+    // books(limit: 3): three books by two authors (a1, a2), so one batch of two keys per level.
+    expect(await page.locator('.engine-trace-summary').textContent()).toMatch(/^\d+(?:\.\d+)? (?:ns|µs|ms) · 7 resolver calls · 2 batches$/);
+    expect(await page.locator('.engine-trace-resolver .engine-trace-bar').count()).toBe(7);
+    // A batch row: its loader, and beside its bar how many batches (one) and keys, never "authorById ×2".
+    expect(await page.locator('.engine-trace-batch').allTextContents()).toEqual(['authorById1 batch · 2 keys', 'booksByAuthor1 batch · 2 keys']);
+    expect(await page.locator('.engine-trace-batch .engine-trace-label').allTextContents()).toEqual(['authorById', 'booksByAuthor']);
+    expect(await page.locator('.engine-trace-batch .engine-trace-batch-count').allTextContents()).toEqual(['1 batch · 2 keys', '1 batch · 2 keys']);
+    const batchTitle = await page.locator('.engine-trace-batch').first().getAttribute('title');
+    expect(batchTitle).toMatch(/^authorById, batch #0: 1 batch · 2 keys\nkeys: \["a1","a2"\]\nstarts at .+, takes .+\ncalls that waited on it: books\.items\.0\.author, books\.items\.1\.author, books\.items\.2\.author$/);
     const title = await page.locator('.engine-trace-resolver').first().getAttribute('title');
     expect(title).toMatch(/starts at .+, takes /);
-    expect(await page.locator('.engine-trace-plan').textContent()).toMatch(/^\{/);
-    await page.screenshot({ path: `${SCREENSHOTS}trace-waterfall.png` });
+    await screenshot(page, 'trace-waterfall');
+    expect(problems).toEqual([]);
+  });
+
+  it('labels a resolver row with the end of its path, cut from the left at a dot, and the whole path on hover', async () => {
+    const labels = await page.locator('.engine-trace-resolver .engine-trace-label').evaluateAll((each) =>
+      each.map((label) => ({
+        text: label.textContent ?? '',
+        title: label.getAttribute('title') ?? '',
+        name: label.querySelector('.engine-trace-label-name')?.textContent ?? '',
+        fits: label.scrollWidth <= label.clientWidth,
+      })),
+    );
+    expect(labels.map((label) => label.title)).toEqual([
+      'books',
+      'books.items.0.author',
+      'books.items.1.author',
+      'books.items.2.author',
+      'books.items.0.author.books',
+      'books.items.1.author.books',
+      'books.items.2.author.books',
+    ]);
+    for (const label of labels) {
+      // The field, the end of the path, is whole; the rest is the path's end too, cut at a dot.
+      expect(label.name).toBe(label.title.split('.').at(-1));
+      expect(label.text === label.title || (label.text.startsWith('…') && label.title.endsWith(`.${label.text.slice(1)}`))).toBe(true);
+      // Cut by the page, not by the browser: the text fits its column.
+      expect(label).toMatchObject({ fits: true });
+    }
+    // At this width the deepest paths do not fit whole: cut from the left, at a dot.
+    expect(labels.at(-1)?.text).toMatch(/^….*\.author\.books$/);
+    const deep = page.locator('.engine-trace-resolver .engine-trace-label[title="books.items.2.author.books"]');
+    await deep.hover();
+    await screenshot(page, 'trace-label-hover');
+    expect(problems).toEqual([]);
+  });
+
+  it('draws the plan as a tree of the operation: each field, how it is resolved, its batches per level, and the cost', async () => {
+    const plan = page.locator('.engine-trace-plan');
+    const cost = (JSON.parse(await responseText(page)) as { extensions: { cost: { requested: number; actual: number; limit: number } } }).extensions.cost;
+    expect(await plan.locator('.engine-trace-plan-headline').textContent()).toBe(`query (anonymous) · cost ${cost.actual} as run, estimated ${cost.requested}, limit 1000`);
+    // Times vary from run to run: each is read as T.
+    const timeless = (text: string) => text.replace(/\d+(?:\.\d+)? (?:ns|µs|ms)/g, 'T');
+    const indent: Record<string, string> = { 'engine-trace-set-type': '', 'engine-trace-plan-field': '  ', 'engine-trace-plan-batch': '    ' };
+    const rows = await plan
+      .locator('.engine-trace-set-type, .engine-trace-plan-field, .engine-trace-plan-batch')
+      .evaluateAll((each) => each.map((element) => [element.className, element.textContent ?? ''] as const));
+    expect(rows.map(([kind, text]) => `${indent[kind] ?? '?'}${timeless(text)}`)).toEqual([
+      'Query',
+      '  books: BookPage! · resolver · 1 call',
+      'BookPage',
+      '  items · default resolver',
+      'Book',
+      '  title · plain read',
+      '  author: Author! · resolver · 3 calls',
+      '    level 1: authorById, 1 batch · 2 keys, T',
+      'Author',
+      '  name · plain read',
+      '  books: [Book!]! · resolver · 3 calls',
+      '    level 2: booksByAuthor, 1 batch · 2 keys, T',
+      'Book',
+      '  title · plain read',
+    ]);
+    // Nested as the operation is: Author's fields inside author's item, inside Book's.
+    expect(await plan.locator('li:has(> [title="books.items.author"]) [title="books.items.author.books"]').count()).toBe(1);
+    expect(await plan.locator('.engine-trace-plan-field[title="books.items.author"]').getAttribute('data-how')).toBe('resolver');
+    expect((await plan.locator('.engine-trace-levels li').allTextContents()).map(timeless)).toEqual([
+      'level 1: authorById, 1 batch · 2 keys, T',
+      'level 2: booksByAuthor, 1 batch · 2 keys, T',
+    ]);
+    // Said in the README's words, not the trace's member names, and not as JSON.
+    const text = (await plan.textContent()) ?? '';
+    for (const internal of ['jsonWriter', 'plainReads', 'selectionSets', 'interpreted', '{']) expect(text).not.toContain(internal);
+    await plan.scrollIntoViewIfNeeded();
+    await screenshot(page, 'trace-plan');
     expect(problems).toEqual([]);
   });
 
@@ -233,11 +309,18 @@ describe.skipIf(!hasChromium)('GraphiQL in Chromium', () => {
     expect(await page.locator('.engine-trace-parts').textContent()).toMatch(/part 0: defer "later" at books\.items\.0/);
     const title = await page.locator('.engine-trace-resolver[title*="Book.author"]').first().getAttribute('title');
     expect(title).toMatch(/delivered in payload [1-9]/);
-    await page.screenshot({ path: `${SCREENSHOTS}trace-deferred.png` });
+    await screenshot(page, 'trace-deferred');
     // The multipart reader's cancelled body (see the deferred query's test) is no problem.
     expect(problems.filter((problem) => !problem.includes('net::ERR_ABORTED'))).toEqual([]);
   });
 });
+
+/** A screenshot of the page into SCREENSHOTS, its path printed so that a reader of the test output can open it. */
+async function screenshot(page: Page, name: string): Promise<void> {
+  const path = `${SCREENSHOTS}${name}.png`;
+  await page.screenshot({ path });
+  console.log(`screenshot: ${path}`);
+}
 
 /**
  * Replaces the query editor's text, as typing would (without the editor's auto-closing brackets

@@ -14,11 +14,15 @@
  * waterfall, one per payload at the time it was made, and each resolver row says in which payload
  * its value went (`resolver.payload`).
  */
-import { useMemo, useState, useSyncExternalStore } from 'react';
+import { useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { PlanTree } from './planTree.jsx';
+import { batchesText, duration, keyCount, pathLabel } from './words.ts';
 
 const STORAGE_KEY = 'graphql-glassbox:trace';
 /** Rows drawn at most: a large list query can make thousands of resolver calls. */
 const MAX_ROWS = 1500;
+/** Characters a row's label shows before the label column is measured (useLabelChars). */
+const LABEL_CHARS = 20;
 
 // The plugin's state lives outside React: the fetcher that fills it is not a component.
 let state = { enabled: readEnabled(), last: undefined };
@@ -61,7 +65,7 @@ export function withTrace(fetcher) {
     if (result !== null && typeof result === 'object' && Symbol.asyncIterator in result) return watchPayloads(result);
     if (result !== null && typeof result === 'object') {
       const refusal = Array.isArray(result.errors) ? result.errors.find((error) => error?.extensions?.code === 'TRACE_NOT_ALLOWED') : undefined;
-      update({ last: { trace: result.extensions?.trace ?? null, refusal: refusal?.message ?? null } });
+      update({ last: { trace: result.extensions?.trace ?? null, cost: result.extensions?.cost ?? null, refusal: refusal?.message ?? null } });
     }
     return result;
   };
@@ -78,7 +82,8 @@ async function* watchPayloads(payloads) {
         const trace = payload?.extensions?.trace;
         if (trace !== undefined) {
           found = true;
-          update({ last: { trace, refusal: null } });
+          // The last payload's cost report is the whole one (its `actual` counts every part).
+          update({ last: { trace, cost: payload.extensions.cost ?? null, refusal: null } });
         }
       }
       yield value;
@@ -117,7 +122,7 @@ function TracePanel() {
   } else if (typeof last.trace !== 'object' || last.trace.version !== 1) {
     body = <p className="engine-trace-note">The last response's trace is in a format this page does not know (version {String(last.trace?.version)}).</p>;
   } else {
-    body = <TraceView trace={last.trace} />;
+    body = <TraceView trace={last.trace} cost={last.cost ?? null} />;
   }
   return (
     <div className="engine-trace">
@@ -130,8 +135,9 @@ function TracePanel() {
   );
 }
 
-function TraceView({ trace }) {
+function TraceView({ trace, cost }) {
   const rows = useMemo(() => rowsOf(trace), [trace]);
+  const [labelChars, labelColumn] = useLabelChars();
   // The row under the pointer, and the rows linked to it (a batch's waiters, a resolver's batches).
   const [focus, setFocus] = useState(null);
   const span = rows.reduce((end, row) => Math.max(end, row.start + row.duration), Math.max(1, Number(trace.durationNs) || 0));
@@ -151,15 +157,15 @@ function TraceView({ trace }) {
   return (
     <>
       <p className="engine-trace-summary">
-        {duration(Number(trace.durationNs) || 0)} · {resolverCount} resolver calls · {rows.length - resolverCount} batches
+        {duration(Number(trace.durationNs) || 0)} · {counted(resolverCount, 'resolver call', 'resolver calls')} · {counted(rows.length - resolverCount, 'batch', 'batches')}
         {payloads.length > 0 && ` · ${payloads.length} payloads (dashed lines)`}
       </p>
       <div className="engine-trace-waterfall" onMouseLeave={() => setFocus(null)}>
         <div className="engine-trace-row engine-trace-axis">
-          <span className="engine-trace-label" />
+          <span className="engine-trace-label" ref={labelColumn} />
           <span className="engine-trace-track">
             {[0, 0.5, 1].map((at) => (
-              <span key={at} className="engine-trace-tick" style={{ left: `${at * 100}%` }}>
+              <span key={at} className={`engine-trace-tick${at === 0 ? ' is-start' : at === 1 ? ' is-end' : ''}`} style={{ left: `${at * 100}%` }}>
                 {duration(at * span)}
               </span>
             ))}
@@ -174,15 +180,11 @@ function TraceView({ trace }) {
             data-kind={row.kind}
             onMouseEnter={() => setFocus(row)}
           >
-            <span className="engine-trace-label">
-              <bdi>{row.label}</bdi>
-            </span>
+            <RowLabel row={row} chars={labelChars} />
             <span className="engine-trace-track">
               {boundaries}
-              <span
-                className="engine-trace-bar"
-                style={{ left: `${(row.start / span) * 100}%`, width: `${Math.max((row.duration / span) * 100, 0.4)}%` }}
-              />
+              <span className="engine-trace-bar" style={{ left: `${(row.start / span) * 100}%`, width: `${barWidth(row, span)}%` }} />
+              {row.kind === 'batch' && <BatchCount row={row} span={span} />}
             </span>
           </div>
         ))}
@@ -204,10 +206,68 @@ function TraceView({ trace }) {
       {trace.plan !== undefined && (
         <>
           <div className="engine-trace-heading">Plan</div>
-          <pre className="engine-trace-plan">{JSON.stringify(trace.plan, null, 2)}</pre>
+          <PlanTree trace={trace} cost={cost} />
         </>
       )}
     </>
+  );
+}
+
+/**
+ * How many characters the label column holds, measured (and again when the panel is resized), so
+ * that a label is cut where this page chooses (at a dot, keeping the field) and not by the browser.
+ */
+function useLabelChars() {
+  const [chars, setChars] = useState(LABEL_CHARS);
+  const column = useRef(null);
+  useLayoutEffect(() => {
+    const element = column.current;
+    if (element === null || typeof ResizeObserver !== 'function') return undefined;
+    const measure = () => {
+      const style = getComputedStyle(element);
+      const context = document.createElement('canvas').getContext('2d');
+      if (context === null) return;
+      context.font = `${style.fontSize} ${style.fontFamily}`;
+      const each = context.measureText('0').width;
+      const room = element.clientWidth - (Number.parseFloat(style.paddingRight) || 0);
+      if (each > 0) setChars(Math.max(8, Math.floor(room / each)));
+    };
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  return [chars, column];
+}
+
+function barWidth(row, span) {
+  return Math.max((row.duration / span) * 100, 0.4);
+}
+
+/** A batch's counts beside its bar, on the side with room: "1 batch · 2 keys" (one row is one batch). */
+function BatchCount({ row, span }) {
+  const left = (row.start / span) * 100;
+  const place = left < 50 ? { left: `${left + barWidth(row, span)}%` } : { right: `${100 - left}%` };
+  return (
+    <span className="engine-trace-batch-count" style={place}>
+      {row.count}
+    </span>
+  );
+}
+
+/**
+ * A row's label: a resolver call's path with its field (the end) whole and its parent's path dimmed
+ * and cut from the left at a dot when it does not fit, the whole path when hovered; a batch's loader.
+ */
+function RowLabel({ row, chars }) {
+  if (row.kind === 'batch') return <span className="engine-trace-label">{row.label}</span>;
+  const { parent, name } = pathLabel(row.label, chars);
+  return (
+    <span className="engine-trace-label" title={row.label}>
+      <span className="engine-trace-label-parent">
+        <bdi>{parent}</bdi>
+      </span>
+      <span className="engine-trace-label-name">{name}</span>
+    </span>
   );
 }
 
@@ -224,6 +284,7 @@ function rowsOf(trace) {
       kind: 'resolver',
       key: `r${index}`,
       links: waitedOn.map((at) => `b${at}`),
+      // Its label shows the path's end, and the whole path when hovered (the row's title says the rest).
       label: String(call.path ?? `${call.parentType}.${call.fieldName}`),
       start,
       duration: took,
@@ -231,7 +292,7 @@ function rowsOf(trace) {
         String(call.path),
         `${call.parentType}.${call.fieldName}: ${call.returnType}`,
         `starts at ${duration(start)}, takes ${duration(took)}${call.promise ? ' (returned a promise)' : ''}`,
-        waitedOn.length > 0 ? `waited on: ${waitedOn.map((at) => `${batches[at].loader} #${at}`).join(', ')}` : '',
+        waitedOn.length > 0 ? `waited on: ${waitedOn.map((at) => `${batches[at].loader}, batch #${at}`).join('; ')}` : '',
         call.payload === undefined ? '' : call.payload === null ? 'never delivered (its part failed or was cancelled)' : `delivered in payload ${call.payload}${call.parts?.length > 0 ? ` (part ${call.parts.join(', ')})` : ''}`,
       ]
         .filter(Boolean)
@@ -247,14 +308,16 @@ function rowsOf(trace) {
       kind: 'batch',
       key: `b${index}`,
       links: waiters.map((at) => `r${at}`),
-      label: `${batch.loader} ×${keys.length}`,
+      label: String(batch.loader),
+      // One row is one batch: its key count is said as keys, never as a multiplier that reads as batches.
+      count: batchesText(1, keyCount(batch)),
       start,
       duration: took,
       title: [
-        `batch #${index} of ${batch.loader}: ${keys.length} ${keys.length === 1 ? 'key' : 'keys'}`,
+        `${batch.loader}, batch #${index}: ${batchesText(1, keyCount(batch))}`,
         `keys: ${truncate(JSON.stringify(keys), 200)}`,
         `starts at ${duration(start)}, takes ${duration(took)}`,
-        waiters.length > 0 ? `waiters: ${truncate(waiters.map((at) => resolvers[at].path).join(', '), 300)}` : '',
+        waiters.length > 0 ? `calls that waited on it: ${truncate(waiters.map((at) => resolvers[at].path).join(', '), 300)}` : '',
       ]
         .filter(Boolean)
         .join('\n'),
@@ -273,10 +336,9 @@ function payloadTitle(payload, index) {
   return `payload ${index} at ${duration(Number(payload.atNs) || 0)}${what.length > 0 ? `: ${what.join('; ')}` : ''}`;
 }
 
-function duration(ns) {
-  if (ns < 1_000) return `${Math.round(ns)} ns`;
-  if (ns < 1_000_000) return `${(ns / 1_000).toFixed(1)} µs`;
-  return `${(ns / 1_000_000).toFixed(2)} ms`;
+/** `1 batch`, `3 batches`. */
+function counted(count, one, many) {
+  return `${count} ${count === 1 ? one : many}`;
 }
 
 function truncate(text, length) {
