@@ -1455,7 +1455,8 @@ describe("onDenied: 'reject' — a denied field anywhere refuses the whole opera
     const answer = reject()({
       method: 'GET',
       url: `/graphql?${new URLSearchParams({ query: source }).toString()}`,
-      headers: { accept: 'application/graphql-response+json', 'x-api-key': 'reader-key' },
+      // (x-graphql-csrf: the header CSRF prevention, on by default, asks of a GET.)
+      headers: { accept: 'application/graphql-response+json', 'x-api-key': 'reader-key', 'x-graphql-csrf': '1' },
       body: null,
       raw: null,
     });

@@ -180,12 +180,13 @@ describe('the page', () => {
       const [, init] = await request('/graphql', { accept });
       expect(init.headers['content-type'], accept).toBe('text/html; charset=utf-8');
     }
+    // (With the header CSRF prevention, on by default, asks of a GET.)
     for (const accept of ['application/json', '*/*', 'text/html, application/json', 'text/html;q=0.5, application/graphql-response+json', 'text/html;q=0, */*']) {
-      const [body, init] = await request('/graphql?query=%7Bhello%7D', { accept });
+      const [body, init] = await request('/graphql?query=%7Bhello%7D', { accept, 'x-graphql-csrf': '1' });
       expect(init.status, accept).toBe(200);
       expect(JSON.parse(body as string).data, accept).toEqual({ hello: 'world' });
     }
-    const [body, init] = await request('/graphql?query=%7Bhello%7D');
+    const [body, init] = await request('/graphql?query=%7Bhello%7D', { 'x-graphql-csrf': '1' });
     expect([init.status, JSON.parse(body as string).data]).toEqual([200, { hello: 'world' }]);
   });
 
@@ -302,19 +303,34 @@ describe('the assets', () => {
 });
 
 describe('when the IDE is on', () => {
-  it('in production it is off by default: a browser gets what it always got (406, or 400 with its */*), the assets 404', async () => {
-    for (const options of [{ production: true }, { production: true, graphiql: undefined }, { graphiql: false }] as Partial<HandlerOptions>[]) {
+  it('in production it is off by default: a browser gets a 406 page that says so and how to query, API clients what they always got, the assets 404', async () => {
+    const offPage = (reason: string, hint: string) =>
+      '<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>GraphiQL is off</title></head>\n<body><p>' +
+      `GraphiQL is off ${reason}. This URL is the GraphQL endpoint: send GraphQL requests to it with POST, ` +
+      `Content-Type: application/json and Accept: application/graphql-response+json.${hint}</p></body>\n</html>\n`;
+    const production = offPage('in production (NODE_ENV=production, or the production option)', ' To serve GraphiQL in production anyway, set graphiql: true.');
+    const cases: Array<[Partial<HandlerOptions>, string]> = [
+      [{ production: true }, production],
+      [{ production: true, graphiql: undefined }, production],
+      [{ graphiql: false }, offPage('on this server (graphiql: false)', '')],
+      [{ production: true, graphiql: false }, offPage('on this server (graphiql: false)', '')],
+    ];
+    for (const [options, page] of cases) {
       const request = (url: string, headers: Record<string, string>) =>
         Promise.resolve(createHandler({ schema, ...options })({ method: 'GET', url, headers, body: null, raw: null }));
-      const [body, init] = await request('/graphql', { accept: 'text/html' });
-      expect(init.status).toBe(406);
-      expect(JSON.parse(body as string)).toEqual({
-        error: { code: 'NOT_ACCEPTABLE', message: 'The Accept header allows neither application/graphql-response+json nor application/json.' },
-      });
-      // A browser's Accept ends with */*, which allows JSON: a GET without a query, as always.
-      const [browserBody, browserInit] = await request('/graphql', browser);
-      expect(browserInit).toEqual({ status: 400, headers: { 'content-type': JSON_RESPONSE } });
-      expect(JSON.parse(browserBody as string).errors[0].extensions.code).toBe('BAD_REQUEST');
+      // Whatever else the Accept header allows, when it prefers HTML: a browser's, and text/html alone.
+      for (const headers of [browser, { accept: 'text/html' }, { accept: 'text/html', 'x-graphql-csrf': '1' }] as Array<Record<string, string>>) {
+        const [body, init] = await request('/graphql', headers);
+        expect(init).toEqual({
+          status: 406,
+          headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'", vary: 'Accept', 'x-content-type-options': 'nosniff' },
+        });
+        expect(body).toBe(page);
+      }
+      // An API client gets JSON from the same URL, as always.
+      const [queryBody, queryInit] = await request('/graphql?query=%7Bhello%7D', { accept: 'application/json', 'x-graphql-csrf': '1' });
+      expect(queryInit.status).toBe(200);
+      expect(JSON.parse(queryBody as string).data).toEqual({ hello: 'world' });
       const [assetBody, assetInit] = await request(`/graphql/graphiql/${JS}`, {});
       expect(assetInit.status).toBe(404);
       expect(JSON.parse(assetBody as string).error.message).toBe(`Nothing is served at /graphql/graphiql/${JS}; the GraphQL endpoint is /graphql.`);
@@ -325,7 +341,7 @@ describe('when the IDE is on', () => {
     vi.stubEnv('NODE_ENV', 'production');
     try {
       const [, init] = await handlerWith({ graphiql: undefined })('/graphql', browser);
-      expect(init.status).toBe(400);
+      expect([init.status, init.headers['content-type']]).toEqual([406, 'text/html; charset=utf-8']);
       const [, on] = await handlerWith({ graphiql: { assetsDirectory: assets } })('/graphql', browser);
       expect(on.status).toBe(200);
     } finally {
@@ -357,7 +373,7 @@ describe('assets not built', () => {
         });
       }
       // Queries are not affected.
-      const [, query] = await request('/graphql?query=%7Bhello%7D', { accept: 'application/json' });
+      const [, query] = await request('/graphql?query=%7Bhello%7D', { accept: 'application/json', 'x-graphql-csrf': '1' });
       expect(query.status).toBe(200);
       // A manifest that names a file that is not there: not built either.
       await writeFile(path.join(empty, 'manifest.json'), JSON.stringify(manifest()));

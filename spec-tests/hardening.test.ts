@@ -80,7 +80,8 @@ describe('what graphql-js throws is a 400, never a 500', () => {
       17: 'Anonymous Subscription must not use `@skip` or `@include` directives in the top level selection.',
     });
     const posted = await postJson(server.url, { query, variables: { s: false } }, GRAPHQL_RESPONSE);
-    const got = await send(`${server.url}?query=${encodeURIComponent(query)}`, { headers: { accept: GRAPHQL_RESPONSE } });
+    // With the header CSRF prevention (on by default) asks of a GET.
+    const got = await send(`${server.url}?query=${encodeURIComponent(query)}`, { headers: { accept: GRAPHQL_RESPONSE, 'x-graphql-csrf': '1' } });
     for (const response of [posted, got]) {
       expect(response.status).toBe(400);
       expect((json(response) as { errors: Array<{ message: string; extensions: unknown }> }).errors.map((error) => [error.message, error.extensions])).toEqual([
@@ -120,16 +121,16 @@ describe('what graphql-js throws is a 400, never a 500', () => {
   });
 });
 
-describe('CSRF prevention on resource routes', () => {
+describe('CSRF prevention on resource routes (on by default)', () => {
   let demo: DemoResourceServer;
   beforeAll(async () => {
-    demo = await startDemoResources({ extra: { csrfPrevention: true } });
+    demo = await startDemoResources();
   });
   afterAll(() => demo.close());
 
   const refused = errorBody(
     'CSRF_PREVENTED',
-    'This request has been blocked as a possible cross-site request forgery: send it with a Content-Type such as application/json, or with a header named x-graphql-csrf.',
+    'This request has been blocked as a possible cross-site request forgery: send it with a Content-Type such as application/json, or with a header named x-graphql-csrf, apollo-require-preflight or x-apollo-operation-name.',
   );
 
   it('refuses a form-encoded, a text or an empty-bodied POST (variables in the query string) before it runs', async () => {
@@ -157,14 +158,18 @@ describe('CSRF prevention on resource routes', () => {
 
 describe('WebSocket upgrades and Origin', () => {
   let listed: RealtimeServer;
+  /** The defaults: CSRF prevention on, no CORS. */
   let sameOriginOnly: RealtimeServer;
+  let unprotected: RealtimeServer;
   beforeAll(async () => {
     listed = await startRealtimeServer({ cors: { origins: ['https://app.example'] } });
-    sameOriginOnly = await startRealtimeServer({ csrfPrevention: true });
+    sameOriginOnly = await startRealtimeServer();
+    unprotected = await startRealtimeServer({ csrfPrevention: false });
   });
   afterAll(async () => {
     await listed.close();
     await sameOriginOnly.close();
+    await unprotected.close();
   });
 
   it('refuses an upgrade from an origin that is not listed with 403 ORIGIN_NOT_ALLOWED, before the handshake', async () => {
@@ -185,6 +190,8 @@ describe('WebSocket upgrades and Origin', () => {
       [listed, { origin: 'HTTPS://APP.EXAMPLE' }],
       [sameOriginOnly, { origin: sameOriginOnly.origin }],
       [sameOriginOnly, {}],
+      // csrfPrevention: false without CORS: no browser protection was asked for, any origin is let in.
+      [unprotected, { origin: 'https://evil.example' }],
     ];
     for (const [server, headers] of cases) {
       const client = await RawClient.open(server.wsUrl, { headers });

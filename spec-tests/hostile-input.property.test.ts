@@ -375,11 +375,13 @@ function openApiProblems(body: unknown): string[] {
   return isRecord(body) && typeof body['openapi'] === 'string' ? [] : [`an OpenAPI document without "openapi": ${preview(body)}`];
 }
 
-/** The IDE's page or assets: a browser's GET of the endpoint, outside production. */
+/** The IDE's page or assets: a browser's GET of the endpoint, outside production; in production, the 406 page saying it is off. */
 function isGraphiql(request: HttpRequest, answer: Answer, target: Target): boolean {
   const pathname = request.path.split('?')[0] ?? '';
   const type = answer.headers['content-type'] ?? '';
-  if (target.name !== 'development' || answer.status !== 200 || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  if (target.name !== 'development') return pathname === '/graphql' && answer.status === 406 && type.startsWith('text/html') && answer.text.includes('GraphiQL is off in production');
+  if (answer.status !== 200) return false;
   if (pathname === '/graphql') return type.startsWith('text/html');
   // An asset, and nothing from outside the assets (the package's own package.json, say).
   return pathname.startsWith('/graphql/graphiql/') && /^(text\/css|text\/javascript|application\/javascript)/.test(type) && !answer.text.includes('"devDependencies"');

@@ -6,6 +6,13 @@
  * is recorded, not required: the test asserts only that the audit ran to a result, and the
  * results are printed as a Markdown table (for the README) once the suite is done. graphql-http
  * reports a failed MAY audit as `notice` (a failed SHOULD is `warn`, a failed MUST `error`).
+ *
+ * The MUST and SHOULD audits run against a server with the default options. The MAY audits run
+ * against one with `csrfPrevention: false`: three of them (5A70, D6D5, 6A70) send a GET with
+ * neither a Content-Type nor a preflight header, exactly the request CSRF prevention (on by
+ * default, security/csrf.ts) refuses, since any web page can send it cross-site. The audits
+ * check GraphQL over HTTP, not browser safety; the last test shows that those three, and only
+ * those, are refused under the defaults.
  */
 import { serverAudits } from 'graphql-http';
 import type { AuditResult } from 'graphql-http';
@@ -14,26 +21,34 @@ import { startServer } from './support/httpServer.ts';
 import type { StartedServer } from './support/httpServer.ts';
 
 let started: StartedServer | undefined;
+let withoutCsrf: StartedServer | undefined;
 
 beforeAll(async () => {
   started = await startServer();
+  withoutCsrf = await startServer({ csrfPrevention: false });
 });
 
 afterAll(async () => {
   await started?.close();
+  await withoutCsrf?.close();
 });
 
-/** The audits take the URL lazily, so they can be listed before the server has a port. */
-const audits = serverAudits({
-  url: () => {
-    if (started === undefined) throw new Error('The server has not started.');
-    return started.url;
-  },
-  fetchFn: fetch,
-});
+/** The audits of a server; they take the URL lazily, so they can be listed before the server has a port. */
+function auditsOf(server: () => StartedServer | undefined) {
+  return serverAudits({
+    url: () => {
+      const current = server();
+      if (current === undefined) throw new Error('The server has not started.');
+      return current.url;
+    },
+    fetchFn: fetch,
+  });
+}
 
-const required = audits.filter((audit) => !audit.name.startsWith('MAY'));
-const optional = audits.filter((audit) => audit.name.startsWith('MAY'));
+const isMay = (audit: { name: string }) => audit.name.startsWith('MAY');
+const required = auditsOf(() => started).filter((audit) => !isMay(audit));
+const optional = auditsOf(() => withoutCsrf).filter(isMay);
+const optionalUnderDefaults = auditsOf(() => started).filter(isMay);
 const optionalResults: AuditResult[] = [];
 
 /** Why an audit failed, with the response that made it fail. */
@@ -55,7 +70,7 @@ describe('GraphQL over HTTP: the MUST and SHOULD audits pass', () => {
   });
 });
 
-describe('GraphQL over HTTP: the MAY audits run, and their outcomes are recorded', () => {
+describe('GraphQL over HTTP: the MAY audits run (csrfPrevention: false), and their outcomes are recorded', () => {
   it.each(optional.map((audit) => [`${audit.id} ${audit.name}`, audit] as const))('%s', async (_title, audit) => {
     const result = await audit.fn();
     optionalResults.push(result);
@@ -76,5 +91,22 @@ describe('GraphQL over HTTP: the MAY audits run, and their outcomes are recorded
       ...rows,
     ].join('\n');
     process.stdout.write(`\n${table}\n\n`);
+  });
+});
+
+describe('GraphQL over HTTP: the MAY audits under the defaults (CSRF prevention on)', () => {
+  it('fail only where they send a GET with no Content-Type and no preflight header, which is refused with 400 CSRF_PREVENTED', async () => {
+    const outcomes = new Map<string, string>();
+    for (const [index, audit] of optionalUnderDefaults.entries()) {
+      const [underDefaults, without] = [await audit.fn(), await (optional[index] as (typeof optional)[number]).fn()];
+      if (underDefaults.status === without.status) continue;
+      const body = underDefaults.status === 'ok' ? null : ((await underDefaults.response.json()) as { error?: { code?: string } });
+      outcomes.set(audit.id, `${underDefaults.status} ${underDefaults.status === 'ok' ? '' : underDefaults.response.status} ${body?.error?.code ?? ''}`);
+    }
+    expect(Object.fromEntries(outcomes)).toEqual({
+      '5A70': 'notice 400 CSRF_PREVENTED',
+      D6D5: 'notice 400 CSRF_PREVENTED',
+      '6A70': 'notice 400 CSRF_PREVENTED',
+    });
   });
 });

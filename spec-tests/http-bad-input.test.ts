@@ -115,7 +115,8 @@ describe('malformed requests', () => {
     });
 
     it('answers 400 BAD_REQUEST to a GET without a query parameter', async () => {
-      const response = await send(`${server.url}?operationName=A`, { headers: { accept: 'application/graphql-response+json' } });
+      // With the header CSRF prevention (on by default) asks of a GET.
+      const response = await send(`${server.url}?operationName=A`, { headers: { accept: 'application/graphql-response+json', 'x-graphql-csrf': '1' } });
       expect(response.status).toBe(400);
       expect(json(response)).toEqual(badRequest('The request has no "query"; expected the GraphQL document as a string.'));
     });
@@ -146,9 +147,11 @@ describe('malformed requests', () => {
     });
   });
 
+  // The requests carry x-graphql-csrf: without it, a POST with no Content-Type or a simple one
+  // (text/plain, a form's) is refused by CSRF prevention first (security-http.test.ts).
   describe('the Content-Type of a POST', () => {
     it('answers 415 UNSUPPORTED_MEDIA_TYPE when there is none', async () => {
-      const response = await send(server.url, { method: 'POST', headers: { accept: 'application/json' }, body: JSON.stringify({ query: '{ hello }' }) });
+      const response = await send(server.url, { method: 'POST', headers: { accept: 'application/json', 'x-graphql-csrf': '1' }, body: JSON.stringify({ query: '{ hello }' }) });
       expect(response.status).toBe(415);
       expect(json(response)).toEqual({
         error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'The request has no Content-Type; send application/json.' },
@@ -161,7 +164,7 @@ describe('malformed requests', () => {
       async (contentType) => {
         const response = await send(server.url, {
           method: 'POST',
-          headers: { 'content-type': contentType, accept: 'application/json' },
+          headers: { 'content-type': contentType, accept: 'application/json', 'x-graphql-csrf': '1' },
           body: JSON.stringify({ query: '{ hello }' }),
         });
         expect(response.status).toBe(415);

@@ -21,6 +21,9 @@ const JSON_RESPONSE = 'application/json; charset=utf-8';
 /** `extensions.cost` of a query whose fields are all leaves, under the default cost limit. */
 const FREE = { cost: { requested: 0, actual: 0, limit: 1000 } };
 
+/** What a GET carries under CSRF prevention (on by default; security-http.test.ts): a header no cross-site page can send. */
+const NOT_CROSS_SITE = { 'x-graphql-csrf': '1' };
+
 /** `?query=...&...` for a GET. */
 function withParams(url: string, params: Record<string, string>): string {
   const target = new URL(url);
@@ -114,7 +117,7 @@ describe('one server with the default options', () => {
     it('executes a query from the URL parameters', async () => {
       const response = await send(
         withParams(server.url, { query: 'query ($name: String) { hello(name: $name) }', variables: '{"name":"Grace"}' }),
-        { headers: { accept: 'application/json' } },
+        { headers: { ...NOT_CROSS_SITE, accept: 'application/json' } },
       );
       expect(response.status).toBe(200);
       expect(response.headers['content-type']).toBe(JSON_RESPONSE);
@@ -123,7 +126,7 @@ describe('one server with the default options', () => {
 
     it('refuses a mutation with 405 and Allow: POST, without running it', async () => {
       const response = await send(withParams(server.url, { query: 'mutation { increment }' }), {
-        headers: { accept: 'application/graphql-response+json' },
+        headers: { ...NOT_CROSS_SITE, accept: 'application/graphql-response+json' },
       });
       expect(response.status).toBe(405);
       expect(response.headers['allow']).toBe('POST');
@@ -137,7 +140,7 @@ describe('one server with the default options', () => {
     it('runs the query of a document that also holds a mutation when operationName names the query', async () => {
       const response = await send(
         withParams(server.url, { query: 'query Q { hello } mutation M { increment }', operationName: 'Q' }),
-        { headers: { accept: 'application/json' } },
+        { headers: { ...NOT_CROSS_SITE, accept: 'application/json' } },
       );
       expect(response.status).toBe(200);
       expect(json(response)).toEqual({ data: { hello: 'Hello, world!' }, extensions: FREE });
@@ -146,7 +149,7 @@ describe('one server with the default options', () => {
 
     it('answers 400 BAD_REQUEST when the variables parameter is not JSON', async () => {
       const response = await send(withParams(server.url, { query: '{ hello }', variables: '{name:' }), {
-        headers: { accept: 'application/graphql-response+json' },
+        headers: { ...NOT_CROSS_SITE, accept: 'application/graphql-response+json' },
       });
       expect(response.status).toBe(400);
       expect(response.headers['content-type']).toBe(GRAPHQL_RESPONSE);
@@ -157,27 +160,27 @@ describe('one server with the default options', () => {
 
     it('sends an ETag, and 304 without a body when If-None-Match carries it', async () => {
       const url = withParams(server.url, { query: '{ hello }' });
-      const first = await send(url, { headers: { accept: 'application/json' } });
+      const first = await send(url, { headers: { ...NOT_CROSS_SITE, accept: 'application/json' } });
       expect(first.status).toBe(200);
       const etag = first.headers['etag'];
       expect(etag).toMatch(/^"[^"]+"$/);
 
-      const again = await send(url, { headers: { accept: 'application/json', 'if-none-match': etag as string } });
+      const again = await send(url, { headers: { ...NOT_CROSS_SITE, accept: 'application/json', 'if-none-match': etag as string } });
       expect(again.status).toBe(304);
       expect(again.headers['etag']).toBe(etag);
       expect(again.text).toBe('');
 
-      const listed = await send(url, { headers: { accept: 'application/json', 'if-none-match': `"other", ${etag as string}` } });
+      const listed = await send(url, { headers: { ...NOT_CROSS_SITE, accept: 'application/json', 'if-none-match': `"other", ${etag as string}` } });
       expect(listed.status).toBe(304);
 
-      const stale = await send(url, { headers: { accept: 'application/json', 'if-none-match': '"other"' } });
+      const stale = await send(url, { headers: { ...NOT_CROSS_SITE, accept: 'application/json', 'if-none-match': '"other"' } });
       expect(stale.status).toBe(200);
       expect(json(stale)).toEqual({ data: { hello: 'Hello, world!' }, extensions: FREE });
     });
 
     it('gives different results different ETags', async () => {
-      const world = await send(withParams(server.url, { query: '{ hello }' }), { headers: { accept: 'application/json' } });
-      const ada = await send(withParams(server.url, { query: '{ hello(name: "Ada") }' }), { headers: { accept: 'application/json' } });
+      const world = await send(withParams(server.url, { query: '{ hello }' }), { headers: { ...NOT_CROSS_SITE, accept: 'application/json' } });
+      const ada = await send(withParams(server.url, { query: '{ hello(name: "Ada") }' }), { headers: { ...NOT_CROSS_SITE, accept: 'application/json' } });
       expect(world.headers['etag']).not.toBe(ada.headers['etag']);
     });
   });

@@ -225,7 +225,8 @@ describe('HTTP: multipart/mixed, exact bytes on the demo fields', () => {
   });
 
   it('GET carries it too', async () => {
-    const response = await fetch(`${url}?query=${encodeURIComponent(STREAMED)}`, { headers: { accept: LEGACY } });
+    // (x-graphql-csrf: the header CSRF prevention, on by default, asks of a GET.)
+    const response = await fetch(`${url}?query=${encodeURIComponent(STREAMED)}`, { headers: { accept: LEGACY, 'x-graphql-csrf': '1' } });
     expect(response.status).toBe(200);
     expect(response.headers.get('etag')).toBeNull();
     expect(await response.text()).toContain('"incremental":[{"items":[{"title":"Pale Blue Dot"},{"title":"SPQR"}],"path":["books","items",1]}]');
@@ -300,7 +301,7 @@ describe('HTTP: refused where it cannot be carried', () => {
   });
 
   it('over GET too, and a streamed query the same', async () => {
-    const response = await fetch(`${url}?query=${encodeURIComponent(STREAMED)}`, { headers: { accept: 'application/json' } });
+    const response = await fetch(`${url}?query=${encodeURIComponent(STREAMED)}`, { headers: { accept: 'application/json', 'x-graphql-csrf': '1' } });
     expect(response.status).toBe(406);
     expect(await response.json()).toEqual(refusal);
   });
@@ -527,8 +528,8 @@ describe('Server-Sent Events and graphql-transport-ws: a next per payload, then 
     expect(await response.text()).toBe(`event: next\ndata: ${JSON.stringify(initial)}\n\nevent: next\ndata: ${JSON.stringify(rest)}\n\nevent: complete\ndata:\n\n`);
   });
 
-  it('SSE over GET (EventSource) the same', async () => {
-    const response = await fetch(`${demo.url}?query=${encodeURIComponent(STREAMED)}`, { headers: { accept: 'text/event-stream' } });
+  it('SSE over GET the same', async () => {
+    const response = await fetch(`${demo.url}?query=${encodeURIComponent(STREAMED)}`, { headers: { accept: 'text/event-stream', 'x-graphql-csrf': '1' } });
     expect(await response.text()).toBe(
       `event: next\ndata: ${JSON.stringify({ data: { books: { items: [{ title: 'Cosmos' }] } }, pending: [{ id: '0', path: ['books', 'items'] }], hasNext: true })}\n\n` +
         `event: next\ndata: ${JSON.stringify({ hasNext: false, incremental: [{ id: '0', items: [{ title: 'Pale Blue Dot' }, { title: 'SPQR' }] }], completed: [{ id: '0' }] })}\n\n` +

@@ -463,9 +463,10 @@ describe('request logs', () => {
 
   it('leave the query string out of the path, and log refusals without an operation', async () => {
     const server = await serve({ logLevel: 'info' });
-    await get(`${server.url}?query=${encodeURIComponent('{ hello(name: "in-the-url") }')}&variables=%7B%7D`, { accept: 'application/json' });
+    // The GETs carry the header CSRF prevention (on by default) asks for.
+    await get(`${server.url}?query=${encodeURIComponent('{ hello(name: "in-the-url") }')}&variables=%7B%7D`, { accept: 'application/json', 'x-graphql-csrf': '1' });
     await send(server.url, { method: 'PUT' });
-    await send(`${server.url}?query=${encodeURIComponent('{ nope }')}`, { headers: { accept: 'application/json' } });
+    await send(`${server.url}?query=${encodeURIComponent('{ nope }')}`, { headers: { accept: 'application/json', 'x-graphql-csrf': '1' } });
     const [getLine, putLine, invalidLine] = server.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(getLine).toMatchObject({ method: 'GET', path: '/graphql', status: 200, operationType: 'query', operationName: null, identity: 'anonymous' });
     expect(putLine).toMatchObject({ method: 'PUT', path: '/graphql', status: 405, operationType: null, operationName: null, identity: null });
@@ -517,7 +518,7 @@ describe('request logs', () => {
         await postJson(server.url, { query: 'query Q($n: String) { hello(name: $n) }', variables: { n: inVariables } }, 'application/json', KEY_HEADERS);
         await postJson(server.url, { query: '{ hello }' }, 'application/json', { authorization: `Bearer ${inToken}` });
         await postJson(server.url, { query: '{ hello }' }, 'application/json', { 'x-api-key': inToken });
-        await get(`${server.url}?query=${encodeURIComponent(`{ hello(name: "${inUrl}") }`)}`, { accept: 'application/json', 'x-api-key': KEY });
+        await get(`${server.url}?query=${encodeURIComponent(`{ hello(name: "${inUrl}") }`)}`, { accept: 'application/json', 'x-api-key': KEY, 'x-graphql-csrf': '1' });
         await get(`${server.origin}/healthz?token=${inUrl}`);
         const written = server.lines.join('\n');
         expect(server.lines).toHaveLength(6);

@@ -451,7 +451,8 @@ describe('a batch', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('GET requests', () => {
-  const get = (url: string, query: string) => send(`${url}?query=${encodeURIComponent(query)}`, { headers: { accept: 'application/json' } });
+  // With the header CSRF prevention (on by default) asks of a GET.
+  const get = (url: string, query: string) => send(`${url}?query=${encodeURIComponent(query)}`, { headers: { accept: 'application/json', 'x-graphql-csrf': '1' } });
   const METHOD_NOT_ALLOWED = '{"error":{"code":"METHOD_NOT_ALLOWED","message":"A mutation cannot be sent with GET; use POST."}}';
 
   it('are limited like POSTs; a mutation over GET is still a 405, charged as a request (requests-only budgets charge before parsing)', async () => {

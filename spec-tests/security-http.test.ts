@@ -17,11 +17,11 @@ import { json, postJson, send, serveDuringSuite, startServer } from './support/h
 const JSON_RESPONSE = 'application/json; charset=utf-8';
 const ORIGIN = 'https://app.example.com';
 const OTHER_ORIGIN = 'https://evil.example.net';
-const DEFAULT_ALLOWED_HEADERS = 'content-type, authorization, x-api-key, x-graphql-csrf';
+const DEFAULT_ALLOWED_HEADERS = 'content-type, authorization, x-api-key, x-graphql-csrf, apollo-require-preflight, x-apollo-operation-name';
 const HELLO = JSON.stringify({ query: '{ hello }' });
 const CSRF_MESSAGE =
   'This request has been blocked as a possible cross-site request forgery: send it with a Content-Type such as application/json, ' +
-  'or with a header named x-graphql-csrf.';
+  'or with a header named x-graphql-csrf, apollo-require-preflight or x-apollo-operation-name.';
 
 /** The answer of a handler, awaited, with its body parsed when there is one. */
 interface Answer {
@@ -172,7 +172,8 @@ describe('CORS with a list of origins', () => {
       ['404 for another path', { method: 'POST', url: '/elsewhere', headers: { 'content-type': 'application/json' }, body: HELLO }, 404],
       ['405 for a method other than GET and POST', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: HELLO }, 405],
       ['406 for an Accept it cannot meet', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/html' }, body: HELLO }, 406],
-      ['415 for a Content-Type other than JSON', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: HELLO }, 415],
+      // (application/xml: a simple Content-Type, text/plain, would be refused by CSRF prevention first.)
+      ['415 for a Content-Type other than JSON', { method: 'POST', headers: { 'content-type': 'application/xml' }, body: HELLO }, 415],
     ] as const)('puts the CORS headers on a %s from a listed origin, so the page can read why', async (_title, request, status) => {
       const { call } = handlerWith({ cors, authenticate: [KEYS] });
       const answer = await call({ ...request, headers: { ...request.headers, origin: ORIGIN } });
@@ -192,12 +193,13 @@ describe('CORS with a list of origins', () => {
 
     it('puts the CORS headers on a GET answer and on its 304 revalidation', async () => {
       const { get } = handlerWith({ cors });
-      const first = await get({ origin: ORIGIN });
+      // With the Content-Type Apollo Client sends on its GETs too (which CSRF prevention lets through).
+      const first = await get({ origin: ORIGIN, 'content-type': 'application/json' });
       expect(first.status).toBe(200);
       expect(first.headers['access-control-allow-origin']).toBe(ORIGIN);
       const etag = first.headers['etag'] as string;
       expect(etag).toMatch(/^"[\w-]+"$/);
-      const second = await get({ origin: ORIGIN, 'if-none-match': etag });
+      const second = await get({ origin: ORIGIN, 'content-type': 'application/json', 'if-none-match': etag });
       expect(second.status).toBe(304);
       expect(second.headers).toEqual({ etag, 'access-control-allow-origin': ORIGIN, 'access-control-expose-headers': 'etag', vary: 'Origin' });
     });
@@ -444,13 +446,32 @@ describe('CSRF prevention', () => {
     });
   });
 
-  it('is off by default and with csrfPrevention: false: a plain GET query runs', async () => {
-    for (const options of [{}, { csrfPrevention: false }]) {
-      const { get, calls } = handlerWith(options);
-      const answer = await get();
-      expect(answer.status).toBe(200);
-      expect(calls.hello).toBe(1);
+  it('is on by default, as in Apollo Server 4+: a plain GET query or a text/plain POST is refused, running nothing', async () => {
+    const { get, call, calls } = handlerWith();
+    for (const answer of [await get(), await call({ method: 'POST', headers: { 'content-type': 'text/plain' }, body: HELLO })]) {
+      expect(answer.status).toBe(400);
+      expect(answer.headers).toEqual({ 'content-type': JSON_RESPONSE });
+      expect(answer.body).toEqual({ error: { code: 'CSRF_PREVENTED', message: CSRF_MESSAGE } });
     }
+    expect(calls.hello).toBe(0);
+  });
+
+  it.each(['x-graphql-csrf', 'apollo-require-preflight', 'x-apollo-operation-name'])(
+    'lets a GET query through by default when it carries %s (ours, and the two Apollo Server recommends)',
+    async (name) => {
+      const { get, calls } = handlerWith();
+      const answer = await get({ [name]: 'Books' });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ data: { hello: 'world' }, extensions: { cost: { requested: 0, actual: 0, limit: 1000 } } });
+      expect(calls.hello).toBe(1);
+    },
+  );
+
+  it('is off with csrfPrevention: false: a plain GET query runs', async () => {
+    const { get, calls } = handlerWith({ csrfPrevention: false });
+    const answer = await get();
+    expect(answer.status).toBe(200);
+    expect(calls.hello).toBe(1);
   });
 
   it('answers a CORS preflight before CSRF prevention, and puts the CORS headers on its refusal', async () => {

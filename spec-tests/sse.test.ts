@@ -284,15 +284,21 @@ describe('choosing Server-Sent Events', () => {
   it('streams a query sent with GET and its parameters in the query string', async () => {
     const server = await serve();
     const url = `${server.url}?query=${encodeURIComponent('query ($name: String) { hello(name: $name) }')}&variables=${encodeURIComponent('{"name":"GET"}')}`;
-    const response = await fetch(url, { headers: { accept: 'text/event-stream' } });
+    // With the header CSRF prevention (on by default) asks of a GET.
+    const response = await fetch(url, { headers: { accept: 'text/event-stream', 'x-graphql-csrf': '1' } });
     expect(response.status).toBe(200);
     expect(headersOf(response)).toMatchObject(EVENT_STREAM_HEADERS);
     expect(await response.text()).toBe(next({ data: { hello: 'Hello, GET!' } }) + COMPLETE);
   });
 
-  it("streams a subscription sent with GET, the only method a browser's EventSource has", async () => {
-    const server = await serve();
-    const response = await fetch(`${server.url}?query=${encodeURIComponent('subscription { countdown(from: 2) }')}`, { headers: { accept: 'text/event-stream' } });
+  it("streams a subscription sent with GET, the only method a browser's EventSource has: under csrfPrevention: false, as EventSource sets no header", async () => {
+    const url = (server: RealtimeServer) => `${server.url}?query=${encodeURIComponent('subscription { countdown(from: 2) }')}`;
+    // By default, what EventSource sends is what a page of any site could send: refused, no stream.
+    const refused = await fetch(url(await serve()), { headers: { accept: 'text/event-stream' } });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('CSRF_PREVENTED');
+    const server = await serve({ csrfPrevention: false });
+    const response = await fetch(url(server), { headers: { accept: 'text/event-stream' } });
     expect(response.status).toBe(200);
     expect(headersOf(response)).toMatchObject(EVENT_STREAM_HEADERS);
     expect(await response.text()).toBe(next({ data: { countdown: 2 } }) + next({ data: { countdown: 1 } }) + COMPLETE);
@@ -300,7 +306,9 @@ describe('choosing Server-Sent Events', () => {
 
   it('refuses a mutation sent with GET with 405 and Allow: POST, as JSON, before any stream', async () => {
     const server = await serve();
-    const response = await fetch(`${server.url}?query=${encodeURIComponent('mutation { publish(topic: "t", value: 1) }')}`, { headers: { accept: 'text/event-stream' } });
+    const response = await fetch(`${server.url}?query=${encodeURIComponent('mutation { publish(topic: "t", value: 1) }')}`, {
+      headers: { accept: 'text/event-stream', 'x-graphql-csrf': '1' },
+    });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');

@@ -57,7 +57,8 @@ async function post(handler: Handle, body: unknown, headers: Record<string, stri
 }
 
 async function get(handler: Handle, params: Record<string, string>): Promise<{ status: number; text: string; etag: string | undefined }> {
-  const [text, init] = await handler({ method: 'GET', url: `/graphql?${new URLSearchParams(params)}`, headers: { accept: GRAPHQL_RESPONSE }, body: null, raw: {} });
+  // (x-graphql-csrf: the header CSRF prevention, on by default, asks of a GET.)
+  const [text, init] = await handler({ method: 'GET', url: `/graphql?${new URLSearchParams(params)}`, headers: { accept: GRAPHQL_RESPONSE, 'x-graphql-csrf': '1' }, body: null, raw: {} });
   return { status: init.status, text: (text ?? '') as string, etag: init.headers['etag'] };
 }
 

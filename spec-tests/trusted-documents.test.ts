@@ -66,11 +66,15 @@ async function post(url: string, body: unknown, accept: string = ACCEPT_JSON): P
   return { status: response.status, type: response.headers['content-type'], body: json(response) };
 }
 
-/** A GET with these query-string parameters (objects are sent as JSON, as clients send `extensions`). */
+/**
+ * A GET with these query-string parameters (objects are sent as JSON, as clients send
+ * `extensions`), and the Content-Type Apollo Client sends on its GETs too, which CSRF prevention
+ * (on by default) lets through.
+ */
 async function get(url: string, params: Record<string, unknown>, accept: string = ACCEPT_JSON): Promise<Answer> {
   const target = new URL(url);
   for (const [name, value] of Object.entries(params)) target.searchParams.set(name, typeof value === 'string' ? value : JSON.stringify(value));
-  const response = await send(target.toString(), { headers: { accept } });
+  const response = await send(target.toString(), { headers: { accept, 'content-type': 'application/json' } });
   return { status: response.status, type: response.headers['content-type'], body: json(response) };
 }
 

@@ -787,7 +787,11 @@ describe('the upgrade', () => {
     expect(server.server.listenerCount('upgrade')).toBe(0);
     const refusal = await upgradeRefusal(server.wsUrl);
     expect(refusal.status).toBe(400);
-    expect(JSON.parse(refusal.body)).toEqual({
+    // A plain GET with neither a Content-Type nor a preflight header: what CSRF prevention (on by default) refuses.
+    expect((JSON.parse(refusal.body) as { error: { code: string } }).error.code).toBe('CSRF_PREVENTED');
+    const marked = await upgradeRefusal(server.wsUrl, { headers: { 'x-graphql-csrf': '1' } });
+    expect(marked.status).toBe(400);
+    expect(JSON.parse(marked.body)).toEqual({
       errors: [{ message: 'The request has no "query"; expected the GraphQL document as a string.', extensions: { code: 'BAD_REQUEST' } }],
     });
   });

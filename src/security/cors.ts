@@ -12,13 +12,18 @@
  */
 import { describe } from '../jsutils/describe.ts';
 import { LruCache } from '../jsutils/lruCache.ts';
+import { DEFAULT_CSRF_HEADERS } from './csrf.ts';
 
 export interface CorsOptions {
   /** Origins allowed, as browsers send them (`https://app.example.com`), or `'*'` for any (not with credentials). */
   origins: ReadonlyArray<string> | '*';
   /** Let pages send credentials mode requests and read the answers (`Access-Control-Allow-Credentials`; default false). */
   credentials?: boolean;
-  /** Request headers allowed besides the CORS-safelisted ones (default: content-type, authorization, x-api-key, x-graphql-csrf). */
+  /**
+   * Request headers allowed besides the CORS-safelisted ones (default: content-type,
+   * authorization, x-api-key, and the CSRF prevention headers x-graphql-csrf,
+   * apollo-require-preflight, x-apollo-operation-name).
+   */
   allowedHeaders?: ReadonlyArray<string>;
   /** Response headers pages may read besides the safelisted ones (default: etag). */
   exposedHeaders?: ReadonlyArray<string>;
@@ -33,7 +38,8 @@ export interface CorsPolicy {
   preflight(origin: string | undefined): Record<string, string>;
 }
 
-const DEFAULT_ALLOWED_HEADERS = ['content-type', 'authorization', 'x-api-key', 'x-graphql-csrf'];
+// A listed page may send whichever header CSRF prevention accepts (csrf.ts).
+const DEFAULT_ALLOWED_HEADERS = ['content-type', 'authorization', 'x-api-key', ...DEFAULT_CSRF_HEADERS];
 
 export function createCors(options: CorsOptions, methods: ReadonlyArray<string>): CorsPolicy {
   if (options === null || typeof options !== 'object') throw new TypeError(`cors: expected options, got ${describe(options)}.`);

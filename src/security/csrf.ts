@@ -1,6 +1,7 @@
 /**
- * CSRF prevention, for deployments where something in front of this server authenticates by
- * cookie (this server never reads one; see credentials.ts).
+ * CSRF prevention: on by default (as in Apollo Server 4+), for deployments where browsers hold
+ * credentials for the API (cookies set by something in front of this server, which never reads
+ * one itself, see credentials.ts; or HTTP authentication).
  *
  * A browser sends some requests cross-site without asking the server first: GET, and POST with
  * a "simple" Content-Type (text/plain, application/x-www-form-urlencoded, multipart/form-data)
@@ -8,13 +9,26 @@
  * cookies without a CORS preflight that the server would refuse. So, as Apollo Server does, a
  * request is let through only if it could not be one of them: it has a Content-Type other than
  * the simple ones, or one of the headers named here (a page can set neither without a
- * preflight). Off by default: plain GET queries, which the GraphQL-over-HTTP audits expect to
- * work, must then carry the header.
+ * preflight). Any value of the header will do, an empty one too: the browser preflights a
+ * request for the header's name, whatever its value (Apollo Server asks for a non-empty value).
+ *
+ * What real clients send passes: Apollo Client sends `Content-Type: application/json` on its
+ * GETs too, Apollo iOS and Kotlin send `x-apollo-operation-name`, the graphql-http and
+ * graphql-sse clients POST JSON, GraphiQL too. urql's GETs (its default for short queries in
+ * recent versions) carry neither: give it one of these headers in `fetchOptions`. A bare
+ * `curl '/graphql?query=…'` or a browser's native EventSource is refused: that is exactly what
+ * a hostile page can send.
  */
 export interface CsrfPreventionOptions {
-  /** Headers any of which marks a request as not cross-site (default: x-graphql-csrf). */
+  /** Headers any of which marks a request as not cross-site (default: DEFAULT_CSRF_HEADERS). */
   requestHeaders?: ReadonlyArray<string>;
 }
+
+/**
+ * Ours, and the two Apollo Server recommends (so that clients set up for Apollo Server, and
+ * Apollo's mobile clients, pass unchanged).
+ */
+export const DEFAULT_CSRF_HEADERS: ReadonlyArray<string> = ['x-graphql-csrf', 'apollo-require-preflight', 'x-apollo-operation-name'];
 
 const SIMPLE_CONTENT_TYPES = new Set(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']);
 
@@ -22,11 +36,11 @@ const SIMPLE_CONTENT_TYPES = new Set(['text/plain', 'application/x-www-form-urle
 export type CsrfCheck = (headers: Readonly<Record<string, string | string[] | undefined>>) => string | null;
 
 export function createCsrfCheck(options: CsrfPreventionOptions | true): CsrfCheck {
-  const required = (options === true ? undefined : options.requestHeaders) ?? ['x-graphql-csrf'];
+  const required = (options === true ? undefined : options.requestHeaders) ?? DEFAULT_CSRF_HEADERS;
   const names = required.map((name) => name.toLowerCase());
   const message =
     `This request has been blocked as a possible cross-site request forgery: send it with a Content-Type ` +
-    `such as application/json, or with a header named ${names.join(' or ')}.`;
+    `such as application/json, or with a header named ${alternatives(names)}.`;
   return (headers) => {
     if (names.some((name) => headers[name] !== undefined)) return null;
     const contentType = headers['content-type'];
@@ -36,4 +50,9 @@ export function createCsrfCheck(options: CsrfPreventionOptions | true): CsrfChec
     }
     return message;
   };
+}
+
+/** "a", "a or b", "a, b or c". */
+function alternatives(names: ReadonlyArray<string>): string {
+  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
 }

@@ -6,6 +6,7 @@
  *   GET <path>, Accept preferring text/html          the page (a strict Content-Security-Policy)
  *   GET <path>/graphiql/<file>                       a file the manifest names; anything else 404
  *   assets not built                                 503, saying to run `npm run build:graphiql`
+ *   the IDE off (production), Accept preferring HTML  406, a short page saying it is off and how to query
  *
  * The assets live under the endpoint's own path so that a proxy which forwards only the
  * endpoint forwards the IDE too, and the page refers to them relatively, so that it also
@@ -55,10 +56,10 @@ export interface GraphiqlRoutes {
 const DEFAULT_ASSETS = new URL('../../../dist/graphiql/', import.meta.url);
 const NOT_BUILT = 'The GraphiQL assets are not built: run `npm run build:graphiql` (or `npm run build`), then reload.';
 
-/** The page and its assets, or null when the IDE is off (by default in production). */
-export function createGraphiql(settings: GraphiqlSettings): GraphiqlRoutes | null {
+/** The page and its assets; when the IDE is off (by default in production), a page that says so. */
+export function createGraphiql(settings: GraphiqlSettings): GraphiqlRoutes {
   const { option } = settings;
-  if (option === false || (option === undefined && settings.production)) return null;
+  if (option === false || (option === undefined && settings.production)) return new GraphiqlOff(settings.path, option === false ? 'graphiql: false' : 'production');
   const options = typeof option === 'object' && option !== null ? option : {};
   for (const name of ['title', 'defaultQuery'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'string') throw new TypeError(`graphiql.${name} must be a string, got ${typeof options[name]}.`);
@@ -133,6 +134,49 @@ class GraphiqlPages implements GraphiqlRoutes {
     if (file === undefined) return failure(ErrorCode.NotFound, `Nothing is served at ${this.prefix}${name}; GraphiQL has no such file.`);
     if (file.loaded !== undefined) return assetResponse(file, file.loaded, headers);
     return this.assets.read(file).then((loaded) => (loaded === null ? notBuilt() : assetResponse(file, loaded, headers)));
+  }
+}
+
+/**
+ * The IDE off: a browser opening the endpoint is told so, in a page it shows, instead of a JSON
+ * refusal it would show as text (406 NOT_ACCEPTABLE, or CSRF_PREVENTED for a browser whose
+ * Accept also allows any type). The status is 406: the URL exists (it is the GraphQL endpoint, and
+ * answers JSON to the same GET from an API client), only not as HTML, which is what 406 says
+ * (RFC 9110 §15.5.7, its body naming the representations there are); a 404 would tell a
+ * browser, a crawler or a monitor that there is nothing at the endpoint. Apollo Server's
+ * production landing page is a 200, which a monitor would take for the IDE itself. Nothing
+ * else is served: the assets' URLs are 404s, as for any other path.
+ */
+class GraphiqlOff implements GraphiqlRoutes {
+  private readonly answer: HandlerResponse;
+
+  constructor(
+    private readonly path: string,
+    why: 'production' | 'graphiql: false',
+  ) {
+    const reason = why === 'production' ? 'in production (NODE_ENV=production, or the production option)' : 'on this server (graphiql: false)';
+    const text =
+      `GraphiQL is off ${reason}. This URL is the GraphQL endpoint: send GraphQL requests to it with ` +
+      'POST, Content-Type: application/json and Accept: application/graphql-response+json.' +
+      (why === 'production' ? ' To serve GraphiQL in production anyway, set graphiql: true.' : '');
+    const html = `<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>GraphiQL is off</title></head>\n<body><p>${escapeHtml(text)}</p></body>\n</html>\n`;
+    this.answer = [
+      html,
+      {
+        status: 406,
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': "default-src 'none'",
+          // The same URL answers JSON to API clients.
+          vary: 'Accept',
+          'x-content-type-options': 'nosniff',
+        },
+      },
+    ];
+  }
+
+  serve(pathname: string, headers: PlainRequest['headers']): HandlerResponse | null {
+    return pathname === this.path && prefersHtml(headerOf(headers, 'accept')) ? this.answer : null;
   }
 }
 

@@ -89,7 +89,10 @@ export interface HandlerOptions<Raw = unknown> extends PipelineOptions<Raw> {
   path?: string;
   /** Let web pages from these origins call the endpoint (default: no CORS headers, same-origin pages only). */
   cors?: CorsOptions;
-  /** Refuse requests a browser could send cross-site without a preflight (default off; see security/csrf.ts). */
+  /**
+   * Refuse requests a browser could send cross-site without a preflight (default on, as in
+   * Apollo Server 4+; `false` turns it off; see security/csrf.ts).
+   */
   csrfPrevention?: boolean | CsrfPreventionOptions;
   /** Subscriptions over Server-Sent Events one client (an address) may have open (default 100); past it, 429 TOO_MANY_CONNECTIONS. */
   maxEventStreamsPerClient?: number;
@@ -102,7 +105,8 @@ export interface HandlerOptions<Raw = unknown> extends PipelineOptions<Raw> {
   resources?: ResourcesOptions;
   /**
    * The GraphiQL IDE (graphiql.ts): a browser's GET of the endpoint gets the page, its assets
-   * are under `<path>/graphiql/`. Default on, except in production (`production`, or NODE_ENV).
+   * are under `<path>/graphiql/`. Default on, except in production (`production`, or NODE_ENV);
+   * off, a browser gets a short page that says so (406).
    */
   graphiql?: boolean | GraphiqlOptions;
   /** Whether a graphql-transport-ws WebSocket listens on the same path (createServer sets it): GraphiQL runs subscriptions there. */
@@ -165,7 +169,7 @@ class GraphQLOverHttp<Raw> {
       options.cors === undefined || this.resources === null
         ? null
         : createCors({ ...options.cors, exposedHeaders: options.cors.exposedHeaders ?? RESOURCE_EXPOSED_HEADERS }, RESOURCE_METHODS);
-    this.csrf = options.csrfPrevention === undefined || options.csrfPrevention === false ? null : createCsrfCheck(options.csrfPrevention);
+    this.csrf = options.csrfPrevention === false ? null : createCsrfCheck(options.csrfPrevention ?? true);
     const graphiql = createGraphiql({ path: this.path, option: options.graphiql, production: this.pipeline.production, webSocket: options.subscriptionsOverWebSocket === true });
     this.router = new Router({ path: this.path, resources: this.resources, graphiql, cors: this.cors, resourceCors, operational: operational?.(this.pipeline) ?? null });
     this.streamSlots = new ClientSlots(positiveInteger(options.maxEventStreamsPerClient ?? 100, 'maxEventStreamsPerClient'));

@@ -293,12 +293,12 @@ function shutdownOf(server: GraphQLServer, adapter: NodeAdapter, logger: JsonLog
 
 /**
  * The origins whose pages may open a WebSocket (WebSocketOptions.allowedOrigins): the CORS
- * origins when there are some; under csrfPrevention without CORS, the server's own only; else
- * any (no browser protection was asked for).
+ * origins when there are some; without CORS, the server's own only (csrfPrevention, on by
+ * default); with `csrfPrevention: false` and no CORS, any (browser protection was turned off).
  */
 function allowedOrigins(options: ServerOptions): ReadonlyArray<string> | '*' | undefined {
   if (options.cors !== undefined) return options.cors.origins;
-  if (options.csrfPrevention !== undefined && options.csrfPrevention !== false) return [];
+  if (options.csrfPrevention !== false) return [];
   return undefined;
 }
 

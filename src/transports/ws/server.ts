@@ -39,8 +39,9 @@ export interface WebSocketOptions extends WebSocketProtocolOptions {
    * credentials with an upgrade from any page, so a socket opened by another site's page would act
    * as the user (cross-site WebSocket hijacking). An upgrade whose `Origin` is neither listed nor
    * the server's own (its Host) is refused with 403. `'*'` lets every origin in; undefined checks
-   * nothing. createServer sets it from `cors.origins`, or to same-origin only under
-   * `csrfPrevention` without CORS. Clients that are not browsers send no Origin and are let in.
+   * nothing. createServer sets it from `cors.origins`; without CORS, to same-origin only (under
+   * `csrfPrevention`, on by default), or to undefined with `csrfPrevention: false`. Clients that
+   * are not browsers send no Origin and are let in.
    */
   allowedOrigins?: ReadonlyArray<string> | '*';
   /** How often each socket is pinged; one that has not answered the last ping is terminated (default 30,000 ms). */
