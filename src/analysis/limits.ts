@@ -9,7 +9,8 @@
  * GraphQL error whose `extensions` carry a stable `code`, the `measured` value and the `limit`.
  * Nothing here knows about HTTP: the server calls these, and so can any other transport.
  */
-import { GraphQLError, Lexer, Source, TokenKind, parse } from 'graphql';
+import { GraphQLError, Lexer, Source, TokenKind } from 'graphql';
+import { parse } from '../language/tracingChannels.ts';
 import type { DocumentNode } from 'graphql';
 import { ErrorCode } from '../errors/codes.ts';
 import { DocumentTooDeepError, analyzeOperation } from './analyze.ts';

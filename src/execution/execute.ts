@@ -68,6 +68,16 @@ import {
   noVariables,
 } from '../language/graphqlCompat.ts';
 import type { VariableValues } from '../language/graphqlCompat.ts';
+import {
+  chosenOperationContext,
+  executeChannel,
+  isTraced,
+  knownOperationContext,
+  operationContext,
+  rootSelectionSetChannel,
+  traced,
+  variableCoercionChannel,
+} from '../language/tracingChannels.ts';
 import { generatedReaderFor } from './compileFields.ts';
 import type { GeneralPath } from './compileFields.ts';
 import { Execution, NOT_HANDLED } from './execution.ts';
@@ -81,7 +91,7 @@ import { NOT_PLAIN } from './plainReads.ts';
 import { FailedRead, NOT_READ, readProperty } from './propertyRead.ts';
 import { refuseIncrementalDelivery } from './refuseIncremental.ts';
 import { resolveInfo } from './resolveInfo.ts';
-import type { ExecutionTracer } from './trace.ts';
+import { publishResolverCall, publishTypename } from './resolverChannel.ts';
 
 export type { PromiseOrValue } from '../jsutils/promiseOrValue.ts';
 export type { AbortState } from './execution.ts';
@@ -135,6 +145,12 @@ export type PlannedExecuteArgs = Omit<ExecuteArgs, 'schema' | 'document' | 'oper
  * document, an invalid schema, variables that are not an object) throws at once, as graphql-js does.
  */
 export function execute(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
+  if (!isTraced(executeChannel)) return executeUnpublished(args);
+  return traced(executeChannel, operationContext(args.schema, args.document, args.variableValues, args.operationName), () => executeUnpublished(args));
+}
+
+/** execute() within its graphql:execute publication (tracingChannels.ts), or without one when nobody listens. */
+function executeUnpublished(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
   const { schema, document, variableValues } = args;
   if (!schemasFreeOfIncrementalDelivery.has(schema)) {
     const refused = incrementalSchemaError(schema);
@@ -149,25 +165,53 @@ export function execute(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
   // An operation that defers or streams: graphql 17's execute refuses it once it would
   // (refuseIncremental.ts); graphql 16's knows no such directives and runs it whole.
   const prepare = EXECUTE_REFUSES_INCREMENTAL && plan.incremental ? refuseIncrementalDelivery : undefined;
-  return executePlan(plan.forAccess(args.access), args, prepare);
+  return executePlanUnpublished(plan.forAccess(args.access), args, prepare);
 }
 
 /**
  * execute() for an operation already chosen by planOperation, and planned for the caller's
  * access (which the caller holds on to, as the operation pipeline does for the documents it has
- * validated): no argument checks, no plan lookup.
+ * validated): no argument checks, no plan lookup. Published on graphql:execute as execute() is.
  */
-export function executePlan(plan: OperationPlan, args: PlannedExecuteArgs, prepare?: (exec: Execution) => void): PromiseOrValue<ExecutionResult> {
+export function executePlan(plan: OperationPlan, args: PlannedExecuteArgs): PromiseOrValue<ExecutionResult> {
+  if (!isTraced(executeChannel)) return executePlanUnpublished(plan, args);
+  const context = knownOperationContext(plan.schema, plan.document, plan.operation, args.variableValues);
+  return traced(executeChannel, context, () => executePlanUnpublished(plan, args));
+}
+
+/** executePlan inside a graphql:execute publication made by its caller (or none). */
+export function executePlanUnpublished(plan: OperationPlan, args: PlannedExecuteArgs, prepare?: (exec: Execution) => void): PromiseOrValue<ExecutionResult> {
   const variables = operationVariables(plan, args);
   return Array.isArray(variables) ? { errors: variables } : executeWithVariables(plan, args, variables, prepare);
 }
 
 /**
+ * A subscription's event under graphql 16, which coerces the variables again for every event
+ * (graphqlCompat.ts): that coercion is not published, as graphql 17, whose channels these are,
+ * coerces once per subscription.
+ */
+export function executeEventCoercingVariables(plan: OperationPlan, args: PlannedExecuteArgs): PromiseOrValue<ExecutionResult> {
+  const variables = coerceOperationVariables(plan, args);
+  return Array.isArray(variables) ? { errors: variables } : executeWithVariables(plan, args, variables);
+}
+
+/**
  * CoerceVariableValues (GraphQL spec, "Coercing Variable Values") for a planned operation: its
- * variables, or the errors that refuse them (a list: variables never are one). An operation that
- * declares no variables has none, whatever was sent.
+ * variables, or the errors that refuse them (a list: variables never are one). Published on
+ * graphql:execute:variableCoercion, whose `result` is `{ variableValues }` or `{ errors }`.
  */
 export function operationVariables(plan: OperationPlan, args: PlannedExecuteArgs): VariableValues | GraphQLError[] {
+  if (!isTraced(variableCoercionChannel)) return coerceOperationVariables(plan, args);
+  const context = chosenOperationContext(plan.schema, plan.document, plan.operation, args.variableValues);
+  const coerced = traced(variableCoercionChannel, context, (): { errors: GraphQLError[] } | { variableValues: VariableValues } => {
+    const variables = coerceOperationVariables(plan, args);
+    return Array.isArray(variables) ? { errors: variables } : { variableValues: variables };
+  });
+  return 'errors' in coerced ? coerced.errors : coerced.variableValues;
+}
+
+/** operationVariables, unpublished. An operation that declares no variables has none, whatever was sent. */
+function coerceOperationVariables(plan: OperationPlan, args: PlannedExecuteArgs): VariableValues | GraphQLError[] {
   if (!plan.declaresVariables) return noVariables();
   const coerced = coerceVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
     maxErrors: args.options?.maxCoercionErrors,
@@ -189,7 +233,9 @@ export function executeWithVariables(
 ): PromiseOrValue<ExecutionResult> {
   const exec = new Execution(plan, args, variables, args.typeResolver ?? defaultTypeResolver);
   if (prepare !== undefined) prepare(exec);
-  return executeOperation(exec);
+  if (!isTraced(rootSelectionSetChannel)) return executeOperation(exec);
+  const context = chosenOperationContext(plan.schema, plan.document, plan.operation, args.variableValues);
+  return traced(rootSelectionSetChannel, context, () => executeOperation(exec));
 }
 
 /**
@@ -414,7 +460,7 @@ function executeField(
     handleFieldError(exec, field.denial, field, fieldPath(field, parentPath), result, field.responseName, false);
     return;
   }
-  if (exec.signal !== undefined && exec.signal.aborted) {
+  if (exec.signal !== undefined && exec.signal.aborted && !publishedPlainRead(exec, field, source)) {
     const reason = exec.signal.reason;
     const error = reason instanceof Error ? reason : new Error('The request was aborted.');
     handleFieldError(exec, error, field, fieldPath(field, parentPath), result, field.responseName, false);
@@ -426,6 +472,17 @@ function executeField(
   } else {
     resolveAndComplete(exec, field, source, result, parentPath, alreadyRead);
   }
+}
+
+/**
+ * Whether an aborted execution still completes this field because, unpublished, it would have
+ * been a plain read of a value in shape (which an abort does not stop): an execution publishing
+ * its resolvers reads no field plainly, but must not fail more fields than one that does not.
+ */
+function publishedPlainRead(exec: Execution, field: FieldPlan, source: unknown): boolean {
+  const plainRead = field.plainRead;
+  if (!exec.publishesResolvers || plainRead === null || typeof source !== 'object' || source === null) return false;
+  return plainRead.completed(readProperty(source, field.fieldName)) !== NOT_PLAIN;
 }
 
 /**
@@ -442,11 +499,11 @@ function resolveAndComplete(
 ): void {
   const name = field.responseName;
   if (field.isTypename) {
-    result[name] = field.parentType.name;
+    result[name] = exec.publishesResolvers ? publishTypename(field, fieldPath(field, parentPath)) : field.parentType.name;
     return;
   }
   const plan = field.value;
-  const resolve = field.resolve ?? exec.fieldResolver;
+  const resolve = field.resolve ?? exec.fallbackResolver;
   // A position is made when something needs it: a resolver's `info`, or a composite value's
   // children. A leaf read by the default resolver gets one only if it fails or is pending.
   const path = resolve !== undefined || plan.needsPath ? fieldPath(field, parentPath) : undefined;
@@ -471,7 +528,8 @@ function resolveAndComplete(
 /**
  * ResolveFieldValue (GraphQL spec, "Value Resolution"): the field's resolver (or the caller's
  * `fieldResolver`) with the coerced arguments, or the default resolver. `path` is set whenever
- * there is a resolver.
+ * there is a resolver (and an execution that publishes its resolvers has one for every field:
+ * Execution.fallbackResolver).
  */
 function resolveFieldValue(
   exec: Execution,
@@ -483,7 +541,7 @@ function resolveFieldValue(
   parentPath: ResponsePath | undefined,
 ): unknown {
   if (resolve === undefined) return resolveByDefault(exec, field, source, alreadyRead, path, parentPath);
-  if (exec.trace !== null) return resolveTraced(exec, exec.trace, field, resolve, source, path as ResponsePath);
+  if (exec.observesResolvers) return resolveObserved(exec, field, resolve, source, path as ResponsePath);
   return resolve(source, exec.argumentsOf(field), exec.contextValue, resolveInfo(exec, field, path as ResponsePath));
 }
 
@@ -511,12 +569,13 @@ function resolveByDefault(
 }
 
 /**
- * A resolver call of a traced execution, recorded from just before the call (arguments and
- * `info` made) until it returns; trace.ts follows a returned promise until it settles.
+ * A resolver call of an observed execution: published on graphql:resolve (resolverChannel.ts),
+ * and, in a traced execution, recorded from just before the call (arguments and `info` made)
+ * until it returns; trace.ts follows a returned promise until it settles. (The default resolver
+ * a publishing execution calls is no resolver of the trace's.)
  */
-function resolveTraced(
+function resolveObserved(
   exec: Execution,
-  trace: ExecutionTracer,
   field: FieldPlan,
   resolve: GraphQLFieldResolver<unknown, unknown>,
   source: unknown,
@@ -524,10 +583,15 @@ function resolveTraced(
 ): unknown {
   const args = exec.argumentsOf(field);
   const info = resolveInfo(exec, field, path);
+  const call = exec.publishesResolvers
+    ? () => publishResolverCall(field, path, args, () => resolve(source, args, exec.contextValue, info))
+    : () => resolve(source, args, exec.contextValue, info);
+  const trace = exec.trace;
+  if (trace === null || (field.resolve === undefined && exec.fieldResolver === undefined)) return call();
   const index = trace.resolverCalled(field, path, exec.scheduler !== null ? currentTask() : undefined, exec);
   let value: unknown;
   try {
-    value = resolve(source, args, exec.contextValue, info);
+    value = call();
   } catch (error) {
     trace.resolverReturned(index, undefined);
     throw error;

@@ -6,7 +6,7 @@
  * ExecuteSelectionSet, ExecuteField, CompleteValue, HandleFieldError) is in execute.ts; nothing
  * here resolves or completes a value.
  */
-import { GraphQLError } from 'graphql';
+import { GraphQLError, defaultFieldResolver } from 'graphql';
 import type { ExecutionResult, FieldNode, GraphQLFieldResolver, GraphQLSchema, GraphQLTypeResolver, OperationDefinitionNode } from 'graphql';
 import type { PromiseOrValue } from '../jsutils/promiseOrValue.ts';
 import { fieldWeight } from '../analysis/analyze.ts';
@@ -15,6 +15,7 @@ import { holdsBatchLoader } from '../batching/batchLoader.ts';
 import type { Fragments } from '../language/collectFields.ts';
 import { ABANDONS_NULLED_WORK, HONOURS_ABORT_SIGNAL, abortedExecutionError, argumentValues, valuesOf } from '../language/graphqlCompat.ts';
 import type { VariableValues } from '../language/graphqlCompat.ts';
+import { isTraced, resolveChannel } from '../language/tracingChannels.ts';
 import { ExecutionSignals } from './executionSignals.ts';
 import { pathToArray } from './path.ts';
 import type { ResponsePath } from './path.ts';
@@ -124,6 +125,20 @@ export class Execution implements RequestScope, NulledPositions {
   readonly plainReads: boolean;
   /** The recorder of a traced execution (ExecuteArgs.trace); null, and never touched, otherwise. */
   readonly trace: ExecutionTracer | null;
+  /**
+   * Whether this execution publishes its resolver calls on graphql:resolve (resolverChannel.ts):
+   * decided once, at its start, by whether anybody listened then. Such an execution takes no
+   * plain-read fast path, so that every field is one published call.
+   */
+  readonly publishesResolvers: boolean;
+  /** Whether resolver calls are traced or published: the one test a resolver call pays for both (execute.ts resolveObserved). */
+  observesResolvers: boolean;
+  /**
+   * The resolver of fields without their own: the caller's `fieldResolver`; or, in an execution
+   * that publishes its resolvers, graphql's default resolver, so that those fields are resolver
+   * calls too; undefined: ours (execute.ts `resolveByDefault`).
+   */
+  readonly fallbackResolver: GraphQLFieldResolver<unknown, unknown> | undefined;
   private weights: Map<FieldPlan, number> | null = null;
   /** graphql 17's signals for resolvers (`info.getAbortSignal()`), made when first asked for. */
   private signals: ExecutionSignals | null = null;
@@ -152,10 +167,13 @@ export class Execution implements RequestScope, NulledPositions {
     this.typeResolver = typeResolver;
     this.actualCost = args.measureCost === true ? 0 : null;
     this.signal = args.signal ?? undefined;
-    this.plainReads = this.fieldResolver === undefined;
+    this.publishesResolvers = isTraced(resolveChannel);
+    this.plainReads = this.fieldResolver === undefined && !this.publishesResolvers;
+    this.fallbackResolver = this.publishesResolvers ? (this.fieldResolver ?? defaultFieldResolver) : this.fieldResolver;
     this.scheduler = holdsBatchLoader(args.contextValue) ? new BatchScheduler() : null;
     // Kept to one load and one test here: this constructor is on every execution's path, inlined.
     this.trace = args.trace === true ? startTrace(this.scheduler) : null;
+    this.observesResolvers = this.trace !== null || this.publishesResolvers;
     this.abortSignal = HONOURS_ABORT_SIGNAL ? (args.abortSignal ?? undefined) : undefined;
   }
 

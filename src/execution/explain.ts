@@ -20,7 +20,8 @@
  * as the incremental executor will collect them (language/collectDeferredFields.ts, with these
  * variables): a field also asked outside every `@defer` is not deferred.
  */
-import { GraphQLError, getNamedType, getNullableType, isAbstractType, isListType, isNonNullType, isObjectType, validate } from 'graphql';
+import { GraphQLError, getNamedType, getNullableType, isAbstractType, isListType, isNonNullType, isObjectType } from 'graphql';
+import { validate } from '../language/tracingChannels.ts';
 import type { DocumentNode, FieldNode, GraphQLObjectType, GraphQLSchema, SelectionSetNode } from 'graphql';
 import { analyzeOperation } from '../analysis/analyze.ts';
 import type { Analysis, FieldMeasure } from '../analysis/analyze.ts';
@@ -153,7 +154,7 @@ export function explainOperation(
 
   const measures = new Map<FieldNode, Map<GraphQLObjectType, FieldMeasure>>();
   // A plan of its own: the executor's cached plans are neither made nor changed here.
-  const plan = new OperationPlan(schema, operation, fragments);
+  const plan = new OperationPlan(schema, document, operation, fragments);
   const explainer = new Explainer(schema, fragments, variables, measures, options.loaders ?? {}, plan.incremental);
   let analysis: Analysis;
   let root: ExplainedSelectionSet;

@@ -426,6 +426,8 @@ export interface FieldAccess {
 /** Everything fixed for one operation of one document against one schema (and one FieldAccess). */
 export class OperationPlan {
   readonly schema: GraphQLSchema;
+  /** The document the operation is in (what the tracing channels publish: language/tracingChannels.ts). */
+  readonly document: DocumentNode;
   readonly operation: OperationDefinitionNode;
   readonly fragments: Fragments;
   readonly rootType: GraphQLObjectType | undefined;
@@ -450,8 +452,9 @@ export class OperationPlan {
   /** The same operation planned for each FieldAccess met, kept while that access object lives. */
   private byAccess: WeakMap<FieldAccess, OperationPlan> | undefined;
 
-  constructor(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: Fragments, access: FieldAccess | null = null) {
+  constructor(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, fragments: Fragments, access: FieldAccess | null = null) {
     this.schema = schema;
+    this.document = document;
     this.operation = operation;
     this.fragments = fragments;
     this.rootType = schema.getRootType(operation.operation) ?? undefined;
@@ -471,7 +474,7 @@ export class OperationPlan {
     this.byAccess ??= new WeakMap();
     let plan = this.byAccess.get(access);
     if (plan === undefined) {
-      plan = new OperationPlan(this.schema, this.operation, this.fragments, access);
+      plan = new OperationPlan(this.schema, this.document, this.operation, this.fragments, access);
       this.byAccess.set(access, plan);
     }
     return plan;
@@ -534,5 +537,5 @@ export function planOperation(schema: GraphQLSchema, document: DocumentNode, ope
 function chooseOperation(schema: GraphQLSchema, document: DocumentNode, operationName: string | null): OperationChoice {
   const selected = selectOperation(document, operationName);
   if (selected instanceof GraphQLError) return [selected];
-  return new OperationPlan(schema, selected.operation, selected.fragments);
+  return new OperationPlan(schema, document, selected.operation, selected.fragments);
 }

@@ -37,8 +37,9 @@ import {
   ensureGraphQLError,
 } from '../language/graphqlCompat.ts';
 import type { VariableValues } from '../language/graphqlCompat.ts';
+import { isTraced, knownOperationContext, operationContext, subscribeChannel, traced } from '../language/tracingChannels.ts';
 import { fieldDefinition } from '../language/fieldDefinition.ts';
-import { assertValidExecutionArguments, executePlan, executeWithVariables } from './execute.ts';
+import { assertValidExecutionArguments, executeEventCoercingVariables, executeWithVariables, operationVariables } from './execute.ts';
 import type { ExecuteArgs } from './execute.ts';
 import { newPath, pathToArray } from './path.ts';
 import { OperationPlan, planOperation } from './plan.ts';
@@ -57,22 +58,31 @@ export interface SubscribeArgs extends ExecuteArgs {
  * graphql 17 it throws at once, as 17's does, and so does an operation that is not a
  * subscription (graphqlCompat.ts).
  */
-export function subscribe(args: SubscribeArgs): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> {
+export function subscribe(args: SubscribeArgs): Promise<Subscribed> {
   if (REFUSES_POSITIONAL_SUBSCRIBE && arguments.length >= 2) {
     return Promise.reject(new Error('graphql@16 dropped long-deprecated support for positional arguments, please pass an object instead.'));
   }
+  if (!isTraced(subscribeChannel)) return subscribeUnpublished(args);
+  return traced(subscribeChannel, operationContext(args.schema, args.document, args.variableValues, args.operationName), () => subscribeUnpublished(args));
+}
+
+/** What subscribing answers: the response stream, or the errors that kept it from being made. */
+type Subscribed = AsyncGenerator<ExecutionResult, void, void> | ExecutionResult;
+
+/** subscribe() within its graphql:subscribe publication (language/tracingChannels.ts), or without one when nobody listens. */
+function subscribeUnpublished(args: SubscribeArgs): Promise<Subscribed> {
   if (!CHECKS_SUBSCRIPTION_OPERATION) return subscribeAsync(args);
   const plan = chooseOperation(args);
   if (!(plan instanceof OperationPlan)) return Promise.resolve(plan);
-  const coerced = coerceVariables(plan, args);
-  if (coerced.errors !== undefined) return Promise.resolve({ errors: [...coerced.errors] });
+  const variables = operationVariables(plan, args);
+  if (Array.isArray(variables)) return Promise.resolve({ errors: variables });
   if (plan.operation.operation !== 'subscription') throw new GraphQLError('Expected subscription operation.');
-  return subscribeWithVariables(plan, args, coerced.variables);
+  return subscribeWithVariables(plan, args, variables);
 }
 
-async function subscribeAsync(args: SubscribeArgs): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> {
+async function subscribeAsync(args: SubscribeArgs): Promise<Subscribed> {
   const plan = chooseOperation(args);
-  return plan instanceof OperationPlan ? subscribePlan(plan, args) : plan;
+  return plan instanceof OperationPlan ? subscribePlanUnpublished(plan, args) : plan;
 }
 
 /** What subscribing to a planned operation reads of subscribe()'s arguments: the plan has the schema, document and operation. */
@@ -81,29 +91,28 @@ export type PlannedSubscribeArgs = Omit<SubscribeArgs, 'schema' | 'document' | '
 /**
  * subscribe() for an operation already chosen by planOperation, and planned for the caller's
  * access, as the operation pipeline holds it: the source stream mapped to responses, or the
- * errors that kept it from being made.
+ * errors that kept it from being made. Published on graphql:subscribe, as subscribe() is.
  */
-export async function subscribePlan(
-  plan: OperationPlan,
-  args: PlannedSubscribeArgs,
-): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> {
-  const coerced = coerceVariables(plan, args);
-  if (coerced.errors !== undefined) return { errors: [...coerced.errors] };
-  return subscribeWithVariables(plan, args, coerced.variables);
+export function subscribePlan(plan: OperationPlan, args: PlannedSubscribeArgs): Promise<Subscribed> {
+  if (!isTraced(subscribeChannel)) return subscribePlanUnpublished(plan, args);
+  const context = knownOperationContext(plan.schema, plan.document, plan.operation, args.variableValues);
+  return traced(subscribeChannel, context, () => subscribePlanUnpublished(plan, args));
 }
 
-async function subscribeWithVariables(
-  plan: OperationPlan,
-  args: PlannedSubscribeArgs,
-  variables: VariableValues,
-): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> {
+async function subscribePlanUnpublished(plan: OperationPlan, args: PlannedSubscribeArgs): Promise<Subscribed> {
+  const variables = operationVariables(plan, args);
+  if (Array.isArray(variables)) return { errors: variables };
+  return subscribeWithVariables(plan, args, variables);
+}
+
+async function subscribeWithVariables(plan: OperationPlan, args: PlannedSubscribeArgs, variables: VariableValues): Promise<Subscribed> {
   const source = await sourceWithVariables(plan, args, variables);
   if (!('stream' in source)) return source;
   // ExecuteSubscriptionEvent: the planned operation, with the event as its root value. graphql 16
   // coerces the variables again for every event: each event gets values of its own, which a
   // resolver may change without the next event seeing it. graphql 17 coerces them once, and
   // every event shares them (graphqlCompat.ts).
-  if (COERCES_VARIABLES_PER_EVENT) return mapAsyncIterable(source.stream, (payload) => executePlan(plan, { ...args, rootValue: payload }));
+  if (COERCES_VARIABLES_PER_EVENT) return mapAsyncIterable(source.stream, (payload) => executeEventCoercingVariables(plan, { ...args, rootValue: payload }));
   return mapAsyncIterable(source.stream, (payload) => executeWithVariables(plan, { ...args, rootValue: payload }, variables));
 }
 

@@ -34,6 +34,7 @@
  * | `subscribe` given a query or mutation  | runs it on the subscription root| throws "Expected subscription operation." |
  * | `subscribe(schema, document, …)`       | rejects, naming graphql 16      | throws graphql's misuse error           |
  * | a custom scalar's functions            | `serialize`, `parseValue`, `parseLiteral` | also `coerceOutputValue`, `coerceInputValue`, `coerceInputLiteral`, `valueToLiteral` |
+ * | `graphql:parse`, `graphql:validate`     | published by ours (tracingChannels.ts) | published by graphql's parse, validate |
  *
  * Modules ask this one for a behaviour (a function or a flag named after it), never for the
  * major: the table above is the whole of the difference.
@@ -266,6 +267,12 @@ export const SCALAR_FUNCTIONS: ReadonlyArray<string> = IS_17
 
 /** Scalar functions that only graphql 17 reads: named in the error for giving one under 16. */
 export const GRAPHQL_17_SCALAR_FUNCTIONS: ReadonlyArray<string> = ['coerceOutputValue', 'coerceInputValue', 'coerceInputLiteral', 'valueToLiteral'];
+
+/**
+ * Whether graphql's own `parse` and `validate` publish the `graphql:parse` and `graphql:validate`
+ * tracing channels (17), so that ours must not publish them again (tracingChannels.ts).
+ */
+export const PUBLISHES_PARSE_AND_VALIDATE = IS_17;
 
 /** Whether `info` has 17's `getAbortSignal()` and `getAsyncHelpers()`. */
 export const INFO_HAS_EXECUTION_HELPERS = IS_17;

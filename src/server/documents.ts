@@ -9,7 +9,8 @@
  * the densest documents (short fields, each with a sub-selection); docs/security.md has how it
  * was found.
  */
-import { GraphQLError, NoSchemaIntrospectionCustomRule, validate } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
+import { validate } from '../language/tracingChannels.ts';
 import type { DocumentNode, GraphQLSchema, ValidationRule } from 'graphql';
 import type { Analysis } from '../analysis/analyze.ts';
 import { parseWithLimits } from '../analysis/limits.ts';

@@ -19,8 +19,25 @@
 import { GraphQLError } from 'graphql';
 import type { ExecutionResult } from 'graphql';
 import type { PromiseOrValue } from '../../jsutils/promiseOrValue.ts';
+import {
+  chosenOperationContext,
+  executeChannel,
+  isTraced,
+  knownOperationContext,
+  operationContext,
+  rootSelectionSetChannel,
+  traced,
+} from '../../language/tracingChannels.ts';
 import { runAsTask } from '../../batching/scheduler.ts';
-import { assertValidExecutionArguments, defaultTypeResolver, executeFields, executeFieldsSerially, executePlan, noRootType, operationVariables } from '../execute.ts';
+import {
+  assertValidExecutionArguments,
+  defaultTypeResolver,
+  executeFields,
+  executeFieldsSerially,
+  executePlanUnpublished,
+  noRootType,
+  operationVariables,
+} from '../execute.ts';
 import type { ExecuteArgs } from '../execute.ts';
 import type { IncrementalHooks, ResultObject } from '../execution.ts';
 import { NOT_HANDLED } from '../execution.ts';
@@ -58,36 +75,50 @@ export function legacyExecuteIncrementally(args: IncrementalExecuteArgs): Promis
   return executeIncrementally(args, true) as PromiseOrValue<ExecutionResult | LegacyExperimentalIncrementalExecutionResults>;
 }
 
+/** Published on graphql:execute, as graphql 17's are (language/tracingChannels.ts). */
 function executeIncrementally(args: IncrementalExecuteArgs, branching: boolean): PromiseOrValue<unknown> {
+  if (!isTraced(executeChannel)) return executeIncrementallyUnpublished(args, branching);
+  const context = operationContext(args.schema, args.document, args.variableValues, args.operationName);
+  return traced(executeChannel, context, () => executeIncrementallyUnpublished(args, branching));
+}
+
+function executeIncrementallyUnpublished(args: IncrementalExecuteArgs, branching: boolean): PromiseOrValue<unknown> {
   const { schema, document, variableValues } = args;
   assertValidExecutionArguments(schema, document, variableValues);
   const choice = planOperation(schema, document, args.operationName);
   if (!(choice instanceof OperationPlan)) return { errors: choice };
-  return executePlanIncrementally(choice.forAccess(args.access), args, branching ? 'legacy' : 'current');
+  return executePlanIncrementallyUnpublished(choice.forAccess(args.access), args, branching ? 'legacy' : 'current');
 }
 
 /** What executing a planned operation incrementally reads of the arguments (the plan has the schema, document and operation). */
 export type PlannedIncrementalArgs = Omit<IncrementalExecuteArgs, 'schema' | 'document' | 'operationName' | 'access'>;
 
+/** What the incremental entry points answer: a result, or the first payload and the rest. */
+type IncrementalOutcome = ExecutionResult | ExperimentalIncrementalExecutionResults | LegacyExperimentalIncrementalExecutionResults;
+
 /**
  * experimentalExecuteIncrementally (`format: 'current'`) or legacyExecuteIncrementally
  * (`'legacy'`) of an operation already planned for the caller's access, as the operation
  * pipeline holds it (execute.ts executePlan is its counterpart without incremental delivery).
+ * Published on graphql:execute.
  */
-export function executePlanIncrementally(
-  plan: OperationPlan,
-  args: PlannedIncrementalArgs,
-  format: 'current' | 'legacy',
-): PromiseOrValue<ExecutionResult | ExperimentalIncrementalExecutionResults | LegacyExperimentalIncrementalExecutionResults> {
+export function executePlanIncrementally(plan: OperationPlan, args: PlannedIncrementalArgs, format: 'current' | 'legacy'): PromiseOrValue<IncrementalOutcome> {
+  if (!isTraced(executeChannel)) return executePlanIncrementallyUnpublished(plan, args, format);
+  const context = knownOperationContext(plan.schema, plan.document, plan.operation, args.variableValues);
+  return traced(executeChannel, context, () => executePlanIncrementallyUnpublished(plan, args, format));
+}
+
+function executePlanIncrementallyUnpublished(plan: OperationPlan, args: PlannedIncrementalArgs, format: 'current' | 'legacy'): PromiseOrValue<IncrementalOutcome> {
   // Nothing to defer or stream anywhere in the document: execute's own path.
-  if (!plan.incremental) return executePlan(plan, args);
+  if (!plan.incremental) return executePlanUnpublished(plan, args);
   const variables = operationVariables(plan, args);
   if (Array.isArray(variables)) return { errors: variables };
   const options = { branching: format === 'legacy', earlyExecution: args.enableEarlyExecution === true, hooks: HOOKS };
   const request = new IncrementalRequest(plan, args, variables, args.typeResolver ?? defaultTypeResolver, options);
-  return executeInitial(new IncrementalExecution(request, 'initial', NO_DEFER, undefined)) as PromiseOrValue<
-    ExecutionResult | ExperimentalIncrementalExecutionResults | LegacyExperimentalIncrementalExecutionResults
-  >;
+  const initial = new IncrementalExecution(request, 'initial', NO_DEFER, undefined);
+  if (!isTraced(rootSelectionSetChannel)) return executeInitial(initial) as PromiseOrValue<IncrementalOutcome>;
+  const context = chosenOperationContext(plan.schema, plan.document, plan.operation, args.variableValues);
+  return traced(rootSelectionSetChannel, context, () => executeInitial(initial)) as PromiseOrValue<IncrementalOutcome>;
 }
 
 /** ExecuteOperation for the initial payload: the root fields that are not deferred, then the response. */

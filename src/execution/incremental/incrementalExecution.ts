@@ -134,6 +134,7 @@ export class IncrementalExecution extends Execution {
       this.trace?.trackOwners();
     } else {
       (this as { trace: ExecutionTracer | null }).trace = request.tracer;
+      this.observesResolvers = this.trace !== null || this.publishesResolvers;
     }
   }
 

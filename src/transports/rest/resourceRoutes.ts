@@ -15,7 +15,8 @@
  * when the operation has a single input-object variable not filled otherwise, the whole body
  * is that variable (`POST /books/{id}/reviews` with `{ "stars": 4 }` for `$review: ReviewInput!`).
  */
-import { BREAK, GraphQLError, Kind, getNamedType, getNullableType, isInputObjectType, isListType, isScalarType, isEnumType, parse, typeFromAST, validate, valueFromAST, visit } from 'graphql';
+import { BREAK, GraphQLError, Kind, getNamedType, getNullableType, isInputObjectType, isListType, isScalarType, isEnumType, typeFromAST, valueFromAST, visit } from 'graphql';
+import { parse, validate } from '../../language/tracingChannels.ts';
 import type { DocumentNode, FieldNode, GraphQLInputType, GraphQLNamedType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode } from 'graphql';
 import { checkLimits } from '../../analysis/limits.ts';
 import type { Limits } from '../../analysis/limits.ts';
