@@ -79,6 +79,26 @@ describe('the Trace panel’s plan (planOf)', () => {
       '      title · plain read · 0 calls · merged',
     ]);
   });
+
+  it('says a field the caller may not use was not allowed, its resolver never run (a trace as the pipeline makes it for such a caller)', () => {
+    const trace: ExecutionTrace = {
+      version: 1,
+      startedAt: '2026-11-27T06:00:00.000Z',
+      durationNs: 1000,
+      resolvers: [],
+      batches: [],
+      plan: {
+        operation: 'mutation',
+        name: 'Add',
+        jsonWriter: false,
+        selectionSets: [{ path: '', type: 'Mutation', mode: 'interpreted', fields: ['addReview'], resolvers: [], plainReads: [], merged: [], denied: ['addReview'] }],
+      },
+    };
+    expect(planOf(trace)).toEqual({
+      root: [{ type: 'Mutation', fields: [{ name: 'addReview', path: 'addReview', how: 'not allowed (its resolver never ran)', type: null, calls: 0, merged: false, loads: [], level: 0, children: [] }] }],
+      levels: [],
+    });
+  });
 });
 
 describe('the Trace panel’s words', () => {
