@@ -701,7 +701,12 @@ describe('npm start', () => {
     const demo = await startDemoProcess({});
     try {
       await demo.printed('Demo API keys');
-      expect(demo.stdout(), demo.output()).toContain(`GraphQL demo service at http://localhost:${demo.port}/graphql\n`);
+      // The server's own ready line, through its logger (JSON lines), once.
+      await demo.printed('listening on');
+      const ready = demo.stdout().split('\n').filter((line) => line.includes('listening on'));
+      expect(ready.map((line) => JSON.parse(line) as Record<string, unknown>), demo.output()).toEqual([
+        { time: expect.any(String), level: 'info', msg: `graphql-glassbox listening on http://127.0.0.1:${demo.port}/graphql` },
+      ]);
       expect(demo.stdout(), demo.output()).toContain('Demo API keys (X-API-Key): demo-reader, demo-editor, demo-admin.\n');
       expect(demo.stdout()).not.toContain('/metrics is off');
 
@@ -734,6 +739,24 @@ describe('npm start', () => {
       await demo.terminate();
     } finally {
       demo.dispose();
+    }
+  }, 15_000);
+
+  it('on a port in use, says so once, naming PORT, with exit code 1', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const held = (holder.address() as AddressInfo).port;
+    const demo = await startDemoProcess({ PORT: String(held) });
+    try {
+      await demo.exited();
+      expect(demo.exitCode(), demo.output()).toBe(1);
+      expect(demo.stderr()).toContain(`Port ${held} is in use; set PORT to another one.\n`);
+      // The demo handles the server's 'error' event: the server's logger does not say it again.
+      expect(demo.stdout()).not.toContain('EADDRINUSE');
+      expect(demo.stdout()).not.toContain('listening on');
+    } finally {
+      demo.dispose();
+      holder.close();
     }
   }, 15_000);
 

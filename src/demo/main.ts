@@ -97,10 +97,9 @@ function listenFailure(error: NodeJS.ErrnoException): string {
   }
 }
 
+// The server's logger writes where it listens (graphql-glassbox listening on http://…/graphql);
+// a failure to listen is this handler's to report (listenFailure), the logger's line not written.
 server.listen(port, host, () => {
-  const address = server.address();
-  const actualPort = typeof address === 'object' && address !== null ? address.port : port;
-  console.log(`GraphQL demo service at http://${host === '127.0.0.1' ? 'localhost' : host}:${actualPort}/graphql`);
   if (!production) console.log('Demo API keys (X-API-Key): demo-reader, demo-editor, demo-admin.');
   // Off only in production without a token (config.ts says why): an operator looking for the metrics learns how to get them.
   if (metricsOff) console.log('/metrics is off: in production it is served only with METRICS_TOKEN set, to scrapes that send it as a bearer token.');

@@ -136,6 +136,16 @@ export class JsonLogger {
     );
   }
 
+  /**
+   * A line about the server itself (listening, or unable to): written at every level but
+   * `silent`, since a server that starts must say where it is, or why it is not, whatever
+   * request lines and warnings were asked for.
+   */
+  lifecycle(level: 'info' | 'error', message: string): void {
+    if (this.level === 'silent') return;
+    this.write(JSON.stringify({ time: isoNow(), level, msg: message }));
+  }
+
   /** An entry of the pipeline's (or the server's) `log`: written when its level is on. */
   private writeEntry(entry: LogEntry): void {
     const level: LogLevel = entry.level === 'error' ? 'error' : entry.level === 'info' ? 'info' : 'warn';

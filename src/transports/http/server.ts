@@ -36,6 +36,7 @@ import { BodyReader } from './bodyReader.ts';
 import { answerClientError } from './clientError.ts';
 import { EventStream } from './eventStream.ts';
 import { createHandler } from './handler.ts';
+import { announceListening } from './listening.ts';
 import type { Handler, HandlerOptions, HandlerResponse } from './handler.ts';
 import type { OperationPipeline } from '../../server/pipeline.ts';
 import { NodeRequest } from './nodeRequest.ts';
@@ -81,7 +82,12 @@ export interface ServerOptions extends HandlerOptions<IncomingMessage> {
    * per request, `'debug'` the probes and scrapes too).
    */
   logLevel?: LogLevel;
-  /** Where log lines go: a function of each line, a stream, or `{ fd }` (default: standard output, written asynchronously). */
+  /**
+   * Where log lines go: a function of each line, a stream, or `{ fd }` (default: standard output,
+   * written asynchronously). Besides the levels' lines, at every level but `silent`: one line
+   * once the server listens (`graphql-glassbox listening on http://127.0.0.1:4000/graphql`), and
+   * one that says what to do when it cannot (a port in use: listening.ts).
+   */
   logger?: LogDestination;
 }
 
@@ -114,6 +120,7 @@ export function createServer(options: ServerOptions): GraphQLServer {
   adapter.websocket = websocket;
   Object.defineProperty(server, 'websocket', { value: websocket });
   server.shutdown = shutdownOf(server, adapter, logger, options);
+  announceListening(server, logger, path, options.tls !== undefined);
   return server;
 }
 
