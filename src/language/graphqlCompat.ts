@@ -35,6 +35,7 @@
  * | `subscribe(schema, document, …)`       | rejects, naming graphql 16      | throws graphql's misuse error           |
  * | a custom scalar's functions            | `serialize`, `parseValue`, `parseLiteral` | also `coerceOutputValue`, `coerceInputValue`, `coerceInputLiteral`, `valueToLiteral` |
  * | `graphql:parse`, `graphql:validate`     | published by ours (tracingChannels.ts) | published by graphql's parse, validate |
+ * | awaiting a traced promise              | the promise                     | its publication, a microtask later      |
  *
  * Modules ask this one for a behaviour (a function or a flag named after it), never for the
  * major: the table above is the whole of the difference.
@@ -273,6 +274,14 @@ export const GRAPHQL_17_SCALAR_FUNCTIONS: ReadonlyArray<string> = ['coerceOutput
  * tracing channels (17), so that ours must not publish them again (tracingChannels.ts).
  */
 export const PUBLISHES_PARSE_AND_VALIDATE = IS_17;
+
+/**
+ * Whether what awaits a traced promise (a resolver's, the execution's) awaits its publication
+ * too, a microtask later (17: graphql's executor awaits the promise its tracing chains on, which
+ * moves the errors of a listened-to execution in the errors list), or the promise itself (16,
+ * which publishes nothing: a listener must not change its results). tracingChannels.ts.
+ */
+export const AWAITS_PUBLISHED_SETTLING = IS_17;
 
 /** Whether `info` has 17's `getAbortSignal()` and `getAsyncHelpers()`. */
 export const INFO_HAS_EXECUTION_HELPERS = IS_17;

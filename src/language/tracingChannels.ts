@@ -31,7 +31,7 @@ import type { TracingChannel } from 'node:diagnostics_channel';
 import { getOperationAST, parse as graphqlParse, validate as graphqlValidate } from 'graphql';
 import type { DocumentNode, GraphQLError, GraphQLSchema, OperationDefinitionNode, OperationTypeNode, ParseOptions, Source, ValidationRule } from 'graphql';
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
-import { PUBLISHES_PARSE_AND_VALIDATE } from './graphqlCompat.ts';
+import { AWAITS_PUBLISHED_SETTLING, PUBLISHES_PARSE_AND_VALIDATE } from './graphqlCompat.ts';
 
 /** What every context gets once the traced work is over: its result, or what it threw or rejected with. */
 interface Outcome {
@@ -178,11 +178,13 @@ export function traced<Context extends Outcome, T>(channel: Channel<Context>, co
 }
 
 /**
- * The events of a promise's settling. A native promise is returned as it is, its events
- * published from a reaction of their own: registered first, it runs before the caller's, so the
- * order is graphql 17's, and what awaits the promise runs at the same microtask as when nobody
- * listens (a listener changes nothing in the order of the results' errors). Any other thenable
- * is followed once, and a promise of it returned, so its `then` is not called twice.
+ * The events of a promise's settling. Under graphql 17 the caller awaits the promise of the
+ * publication, a microtask after the promise, as graphql 17's own executor does (so a listened-to
+ * execution's errors come in the order of graphql 17's, listened to: graphqlCompat.ts
+ * AWAITS_PUBLISHED_SETTLING). Under 16 a native promise is returned as it is, its events published
+ * from a reaction of their own, registered first, so before the caller's: the order of events is
+ * the same, and what awaits the promise runs at the same microtask as when nobody listens. A
+ * thenable that is not a native promise is always followed once (its `then` is not called twice).
  */
 function publishSettled<Context extends Outcome>(channel: Channel<Context>, context: Context, value: PromiseLike<unknown>): PromiseLike<unknown> {
   const settled = value.then(
@@ -200,7 +202,7 @@ function publishSettled<Context extends Outcome>(channel: Channel<Context>, cont
       throw error;
     },
   );
-  if (!(value instanceof Promise)) return settled;
+  if (AWAITS_PUBLISHED_SETTLING || !(value instanceof Promise)) return settled;
   (settled as Promise<unknown>).catch(ignore);
   return value;
 }
