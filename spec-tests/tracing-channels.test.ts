@@ -21,7 +21,7 @@ import { tracingChannel } from 'node:diagnostics_channel';
 import * as graphql from 'graphql';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createHandler, execute, makeSchema, parseWithLimits, subscribe } from '../src/index.ts';
+import { createHandler, execute, experimentalExecuteIncrementally, makeSchema, parseWithLimits, subscribe } from '../src/index.ts';
 import { COMPILE_AFTER } from '../src/execution/compileFields.ts';
 import { GRAPHQL_MAJOR } from './support/graphqlMajor.ts';
 import { withFunctionSpy } from './support/functionSpy.ts';
@@ -59,8 +59,7 @@ function expectedFor(name: string): unknown {
 /** Waits a few macrotask turns: timers of a few milliseconds decide the order of async resolvers. */
 const after = <T>(ms: number, value: T): Promise<T> => new Promise((resolve) => setTimeout(resolve, ms, value));
 
-const schema = makeSchema({
-  incremental: false, // run by graphql-js's execute too, which (17) refuses a schema declaring @defer/@stream
+const config = {
   typeDefs: `
     type User { id: ID! name: String friends: [User!] }
     type Query {
@@ -102,7 +101,10 @@ const schema = makeSchema({
       },
     },
   },
-});
+};
+// graphql-js's execute (17) refuses a schema declaring @defer/@stream; its experimentalExecuteIncrementally needs them.
+const schema = makeSchema({ ...config, incremental: false });
+const deferSchema = makeSchema({ ...config, incremental: true });
 
 // ---------------------------------------------------------------------------------------------
 // Recording
@@ -199,7 +201,8 @@ function listening(): void {
 }
 
 /** The events published while `run` runs (and whatever it returns settles). */
-async function record(document: DocumentNode | null, run: () => unknown): Promise<Recorded[]> {
+async function record(document: DocumentNode | null, run: () => unknown, ran: GraphQLSchema = schema): Promise<Recorded[]> {
+  runSchema = ran;
   const events: Recorded[] = [];
   recording = events;
   runDocument = document;
@@ -218,10 +221,19 @@ async function record(document: DocumentNode | null, run: () => unknown): Promis
 interface Engine {
   execute(args: graphql.ExecutionArgs): unknown;
   subscribe(args: graphql.ExecutionArgs): unknown;
+  experimentalExecuteIncrementally(args: graphql.ExecutionArgs): unknown;
 }
 
-const ours: Engine = { execute: execute as Engine['execute'], subscribe: subscribe as Engine['subscribe'] };
-const theirs: Engine = { execute: graphql.execute as Engine['execute'], subscribe: graphql.subscribe as Engine['subscribe'] };
+const ours: Engine = {
+  execute: execute as Engine['execute'],
+  subscribe: subscribe as Engine['subscribe'],
+  experimentalExecuteIncrementally: experimentalExecuteIncrementally as Engine['experimentalExecuteIncrementally'],
+};
+const theirs: Engine = {
+  execute: graphql.execute as Engine['execute'],
+  subscribe: graphql.subscribe as Engine['subscribe'],
+  experimentalExecuteIncrementally: (graphql as unknown as Engine).experimentalExecuteIncrementally,
+};
 
 interface Case {
   name: string;
@@ -229,6 +241,8 @@ interface Case {
   variables?: Record<string, unknown>;
   operationName?: string;
   subscription?: boolean;
+  /** Run by experimentalExecuteIncrementally, every payload read. */
+  incremental?: boolean;
 }
 
 const CASES: ReadonlyArray<Case> = [
@@ -243,11 +257,17 @@ const CASES: ReadonlyArray<Case> = [
   { name: 'an unknown operation name', query: 'query A { hello }', operationName: 'C' },
   { name: 'a mutation, its fields one after another', query: 'mutation Add { first: add(n: 1) second: add(n: 2) }' },
   { name: 'a subscription and its events', query: 'subscription Ticks { tick }', subscription: true },
+  { name: 'incremental delivery: a deferred fragment', query: 'query D { hello ... @defer(label: "L") { slow { name } } }', incremental: true },
 ];
 
 /** Runs a case through an engine: the result, and for a subscription every event it delivers. */
 async function runCase(engine: Engine, testCase: Case, document: DocumentNode): Promise<void> {
   const args = { schema, document, variableValues: testCase.variables, operationName: testCase.operationName };
+  if (testCase.incremental === true) {
+    const result = (await engine.experimentalExecuteIncrementally({ ...args, schema: deferSchema })) as { subsequentResults: AsyncIterable<unknown> };
+    for await (const payload of result.subsequentResults) expect(payload).toBeDefined();
+    return;
+  }
   if (testCase.subscription !== true) {
     await engine.execute(args);
     return;
@@ -258,7 +278,7 @@ async function runCase(engine: Engine, testCase: Case, document: DocumentNode): 
 
 async function sequence(engine: Engine, testCase: Case): Promise<Recorded[]> {
   const document = graphql.parse(testCase.query);
-  return record(document, () => runCase(engine, testCase, document));
+  return record(document, () => runCase(engine, testCase, document), testCase.incremental === true ? deferSchema : schema);
 }
 
 describe('tracing channels: ours publish what graphql 17 publishes', () => {
