@@ -29,6 +29,10 @@
  *    scheduler (batching/scheduler.ts), which sends loads when every task in flight waits on one.
  *  - A traced execution (ExecuteArgs.trace) reports its resolver calls, and its scheduler its
  *    batches, to trace.ts; an untraced one pays a null check per resolver call and awaited value.
+ *  - graphql 17's tracing channels (language/tracingChannels.ts): execute, the variables'
+ *    coercion and the root selection set are published when somebody listens (one
+ *    `hasSubscribers` read each otherwise); resolver calls, by an execution that found a
+ *    graphql:resolve subscriber at its start, on the reference path (resolverChannel.ts).
  *
  * The state of one execution (its variables, `data`, `errors`, what is pending) is the
  * `Execution` of execution.ts.

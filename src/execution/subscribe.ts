@@ -12,7 +12,7 @@
  *
  * graphql-js executes every event from scratch: it walks the document again (16 also chooses the
  * operation and coerces the variables again). Here the operation is chosen and planned once per
- * subscription; each event runs the plan (execute.ts `executePlan`), which after the first events
+ * subscription; each event runs the plan (execute.ts `executeWithVariables`), which after the first events
  * is the same generated code a repeated query runs. Variables are coerced as the installed
  * graphql coerces them: for every event (16), or once (17).
  *
