@@ -159,10 +159,20 @@ async function startServer(dir: string, node: string): Promise<{ base: string; n
   const child = spawn(node, ['server.js'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let errors = '';
   child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  // Its stdout: the server's ready line (a JSON log line), and the program's own line with the port.
+  let output = '';
   const started = await new Promise<{ port: number; node: string }>((resolve, reject) => {
-    child.stdout.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString().split('\n')[0] as string) as { port: number; node: string }));
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const line = output.split('\n').find((text) => text.startsWith('{"port":'));
+      if (line !== undefined) resolve(JSON.parse(line) as { port: number; node: string });
+    });
     child.once('exit', (code) => reject(new Error(`the server exited with ${code}: ${errors}`)));
   });
+  // The library says where it listens, once, through its logger (standard output by default).
+  await expect.poll(() => output.split('\n').filter((text) => text.includes('listening on'))).toEqual([
+    expect.stringMatching(new RegExp(`^\\{"time":"[^"]+","level":"info","msg":"graphql-glassbox listening on http://127\\.0\\.0\\.1:${started.port}/graphql"\\}$`)),
+  ]);
   const stop = async () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');

@@ -82,10 +82,8 @@ server.on('error', (error: NodeJS.ErrnoException) => {
   void example.close().finally(() => process.exit(1));
 });
 
+// The server's logger says where it listens (graphql-glassbox listening on http://…/graphql).
 server.listen(port, host, () => {
-  const address = server.address();
-  const actualPort = typeof address === 'object' && address !== null ? address.port : port;
-  console.log(`The library on PostgreSQL at http://${host === '127.0.0.1' ? 'localhost' : host}:${actualPort}/graphql`);
   if (!security.production) console.log('Demo API keys (X-API-Key): demo-reader, demo-editor, demo-admin (Author.email is for demo-admin).');
 });
 

@@ -62,6 +62,8 @@ const server = createServer({
   path: GRAPHQL_PATH,
   context: () => ({ db }),
   reportCost: false,
+  // Log lines (the ready line among them) on stderr: stdout is the control channel (serve.ts).
+  logger: { fd: 2 },
   ...(withResources ? { resources: { version: 'v1', routes: { 'GET /authors': 'query { authors { id name } }' } } } : {}),
   ...(withoutMetrics ? { metrics: false } : {}),
   ...(logInfo ? { logLevel: 'info' as const, logger: { fd: openSync('/dev/null', 'w') } } : {}),

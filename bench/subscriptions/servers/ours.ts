@@ -177,7 +177,8 @@ if (isMainScript()) {
   const pubsub = createPubSub();
   // BENCH_SUB_SHARE=0: every subscription its own source and execution (shareSubscriptions: false).
   const shareSubscriptions = process.env.BENCH_SUB_SHARE !== '0';
-  const server = createServer({ schema: createTickSchema(pubsub), path: GRAPHQL_PATH, reportCost: false, shareSubscriptions });
+  // Log lines (the ready line among them) on stderr: stdout is the control channel.
+  const server = createServer({ schema: createTickSchema(pubsub), path: GRAPHQL_PATH, reportCost: false, shareSubscriptions, logger: { fd: 2 } });
   await listen(server);
   serveControl(server, pubsub);
 }
