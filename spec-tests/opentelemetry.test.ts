@@ -7,16 +7,17 @@ import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BatchLoader, createPubSub, createServer, makeSchema } from '../src/index.ts';
 import type { GraphQLServer, ServerOptions } from '../src/index.ts';
 import { openTelemetryLoaded } from '../src/observability/openTelemetry.ts';
-import { openEventStream } from './support/realtime.ts';
+import { RawClient, openEventStream } from './support/realtime.ts';
 import { headersOf, startReceiver, startWebhooks, waitUntil } from './support/webhooks.ts';
 
 const TYPE_DEFS = /* GraphQL */ `
   type Query {
     books: [Book!]!
+    book(title: String!): Book
     failing: String
   }
   type Book {
@@ -50,6 +51,7 @@ function schema(pubsub: ReturnType<typeof createPubSub>) {
     resolvers: {
       Query: {
         books: async () => BOOKS,
+        book: (_parent: unknown, { title }: { title: string }) => BOOKS.find((book) => book.title === title) ?? null,
         failing: () => {
           throw new Error('the database is down');
         },
@@ -102,7 +104,14 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   return response.json();
 }
 
-/** A span as compared: its name, kind, attributes, status, events, and its parent's name. */
+/** The one request line among a server's log lines (the first is the line saying where it listens). */
+function requestLine(lines: ReadonlyArray<string>): Record<string, unknown> {
+  const requests = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['msg'] === 'request');
+  expect(requests).toHaveLength(1);
+  return requests[0] as Record<string, unknown>;
+}
+
+/** A span as compared: its name, kind, attributes, status, events, and its parent's name (`remote <id>` outside the spans given). */
 function shape(span: ReadableSpan, spans: ReadonlyArray<ReadableSpan>) {
   const parentId = span.parentSpanContext?.spanId;
   const parent = spans.find((each) => each.spanContext().spanId === parentId);
@@ -139,7 +148,7 @@ describe('without a registered tracer provider', () => {
     const answer = await post(started.url, { query: '{ books { title author { name } } }' }, { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
     expect(answer.data.books).toHaveLength(3);
     expect(exporter.getFinishedSpans()).toEqual([]);
-    expect(JSON.parse(started.lines[0] as string)).not.toHaveProperty('traceId');
+    expect(requestLine(started.lines)).not.toHaveProperty('traceId');
   });
 });
 
@@ -175,7 +184,7 @@ describe('with a registered tracer provider', () => {
     for (const span of finished) expect(span.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
     expect(finished[2]?.spanContext().traceState?.serialize()).toBe('vendor=x');
     // The request line joins its trace.
-    const line = JSON.parse(started.lines[0] as string);
+    const line = requestLine(started.lines);
     expect([line.traceId, line.spanId]).toEqual(['0af7651916cd43dd8448eb211c80319c', finished[2]?.spanContext().spanId]);
   });
 
@@ -257,5 +266,110 @@ describe('with a registered tracer provider', () => {
     ]);
     const { traceId, spanId } = (finished[0] as ReadableSpan).spanContext();
     expect(headersOf(receiver.requests[0]!)['traceparent']).toBe(`00-${traceId}-${spanId}-01`);
+  });
+
+  describe('resolver spans, WebSocket operations, resource routes', () => {
+    // What an earlier test left (a webhook's client span) is not these tests'.
+    beforeEach(() => exporter.reset());
+
+  it('resolver spans when asked: graphql.resolve <path>, under the nearest field above, else the operation', async () => {
+    const started = await serve({ openTelemetry: { resolvers: true } });
+    await post(started.url, { query: 'query Shelf { books { title author { name } } }' });
+    const finished = await spans(13);
+    const resolvers = finished.filter((span) => span.name.startsWith('graphql.resolve ')).map((span) => shape(span, finished));
+    resolvers.sort((a, b) => (a.name < b.name ? -1 : 1));
+    const field = (path: string, name: string, type: string, parentType: string, parent: string) => ({
+      name: `graphql.resolve ${path}`,
+      kind: INTERNAL,
+      parent,
+      attributes: { 'graphql.field.name': name, 'graphql.field.path': path, 'graphql.field.type': type, 'graphql.parent.name': parentType },
+      status: OK,
+      events: [],
+    });
+    const book = (index: number) => [
+      field(`books.${index}.author`, 'author', 'Author!', 'Book', 'graphql.resolve books'),
+      field(`books.${index}.author.name`, 'name', 'String!', 'Author', `graphql.resolve books.${index}.author`),
+      field(`books.${index}.title`, 'title', 'String!', 'Book', 'graphql.resolve books'),
+    ];
+    expect(resolvers).toEqual([field('books', 'books', '[Book!]!', 'Query', 'query Shelf'), ...book(0), ...book(1), ...book(2)]);
+    // The batch and the operation as without resolver spans; every span in one trace.
+    expect(finished.filter((span) => !span.name.startsWith('graphql.resolve ')).map((span) => [span.name, shape(span, finished).parent])).toEqual([
+      ['batch authorById', 'query Shelf'],
+      ['query Shelf', 'POST /graphql'],
+      ['POST /graphql', null],
+    ]);
+    expect(new Set(finished.map((span) => span.spanContext().traceId)).size).toBe(1);
+    // A resolver's span ends when its value is there: `books` (a promise) before its fields start.
+    const ended = (name: string) => finished.findIndex((span) => span.name === name);
+    expect(ended('graphql.resolve books')).toBeLessThan(ended('graphql.resolve books.0.title'));
+  });
+
+  it('a failing resolver\'s span: status error, an exception event', async () => {
+    const started = await serve({ openTelemetry: { resolvers: true } });
+    await post(started.url, { query: '{ failing }' });
+    const finished = await spans(3);
+    const failing = shape(finished[0] as ReadableSpan, finished);
+    expect(failing).toMatchObject({ name: 'graphql.resolve failing', parent: 'query', status: { code: 2, message: 'the database is down' } });
+    expect(failing.events).toEqual([{ name: 'exception', attributes: expect.objectContaining({ 'exception.type': 'Error', 'exception.message': 'the database is down' }) }]);
+  });
+
+  it('no resolver spans unless asked, even once another server asked for them', async () => {
+    const asking = await serve({ openTelemetry: { resolvers: true } });
+    await post(asking.url, { query: '{ books { title } }' });
+    await spans(6);
+    const started = await serve();
+    await post(started.url, { query: '{ books { title } }' });
+    expect((await spans(2)).map((span) => span.name)).toEqual(['query', 'POST /graphql']);
+  });
+
+  it('a WebSocket operation: a root span of its own, linked to the trace the upgrade request named', async () => {
+    const started = await serve();
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const client = await RawClient.open(started.url.replace('http:', 'ws:'), { headers: { traceparent } });
+    cleanups.push(() => client.close());
+    await client.init();
+    client.send({ id: '1', type: 'subscribe', payload: { query: 'query Shelf { books { title } }' } });
+    expect(await client.next()).toEqual({ id: '1', type: 'next', payload: { data: { books: [{ title: 'A' }, { title: 'B' }, { title: 'C' }] } } });
+    const [operation] = await spans(1);
+    expect(shape(operation as ReadableSpan, [])).toEqual({
+      name: 'query Shelf',
+      kind: INTERNAL,
+      parent: null,
+      attributes: { 'graphql.operation.type': 'query', 'graphql.operation.name': 'Shelf' },
+      status: OK,
+      events: [],
+    });
+    expect(operation?.spanContext().traceId).not.toBe('0af7651916cd43dd8448eb211c80319c');
+    expect(operation?.links.map((link) => [link.context.traceId, link.context.spanId, link.context.isRemote])).toEqual([['0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331', true]]);
+  });
+
+  it('a WebSocket operation without a traceparent: a root span, no link', async () => {
+    const started = await serve();
+    const client = await RawClient.open(started.url.replace('http:', 'ws:'));
+    cleanups.push(() => client.close());
+    await client.init();
+    client.send({ id: '1', type: 'subscribe', payload: { query: 'mutation { publish(value: 2) }' } });
+    expect(await client.next()).toEqual({ id: '1', type: 'next', payload: { data: { publish: 2 } } });
+    const [operation] = await spans(1);
+    expect([operation?.name, operation?.parentSpanContext, operation?.links]).toEqual(['mutation', undefined, []]);
+  });
+
+  it('a resource route: the request span named by the route\'s template, http.route set', async () => {
+    const started = await serve({ resources: { version: 'v1', routes: { 'GET /books/{title}': 'query Book($title: String!) { book(title: $title) { title } }' } } });
+    const response = await fetch(started.url.replace('/graphql', '/api/v1/books/B'));
+    expect(await response.json()).toEqual({ data: { title: 'B' } });
+    const finished = await spans(2);
+    expect(finished.map((span) => shape(span, finished))).toEqual([
+      { name: 'query Book', kind: INTERNAL, parent: 'GET /api/v1/books/{title}', attributes: { 'graphql.operation.type': 'query', 'graphql.operation.name': 'Book' }, status: OK, events: [] },
+      {
+        name: 'GET /api/v1/books/{title}',
+        kind: SERVER,
+        parent: null,
+        attributes: { 'http.request.method': 'GET', 'url.path': '/api/v1/books/B', 'url.scheme': 'http', 'http.route': '/api/v1/books/{title}', 'user_agent.original': 'node', 'http.response.status_code': 200 },
+        status: OK,
+        events: [],
+      },
+    ]);
+  });
   });
 });

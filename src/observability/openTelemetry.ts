@@ -20,6 +20,7 @@ import type * as OtelApi from '@opentelemetry/api';
 import { setBatchHook } from '../batching/batchHook.ts';
 import type { BatchHook } from '../batching/batchHook.ts';
 import type { TraceIds } from './logEntry.ts';
+import { watchResolvers } from './resolverSpans.ts';
 
 type Api = typeof OtelApi;
 type Span = OtelApi.Span;
@@ -93,11 +94,14 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 export class Telemetry {
   readonly batches: BatchHook;
+  /** Every operation span's options, made once. */
+  private readonly operationOptions: OtelApi.SpanOptions;
 
   constructor(
     private readonly otel: Api,
     private readonly tracer: OtelApi.Tracer,
   ) {
+    this.operationOptions = { kind: otel.SpanKind.INTERNAL };
     this.batches = {
       started: (loader, keys) =>
         this.tracer.startSpan(`batch ${loader}`, { kind: otel.SpanKind.INTERNAL, attributes: { 'glassbox.batch.loader': loader, 'glassbox.batch.keys': keys } }),
@@ -144,9 +148,39 @@ export class Telemetry {
     return this.otel.context.with(this.otel.trace.setSpan(this.otel.context.active(), span), fn);
   }
 
-  /** A span for one GraphQL operation, under the active span; named once its operation is chosen. */
-  operationSpan(): Span {
-    return this.tracer.startSpan('GraphQL Operation', { kind: this.otel.SpanKind.INTERNAL });
+  /**
+   * A span for one GraphQL operation, under the active span; named once its operation is chosen.
+   * `resolvers`: with a span per resolver call under it (resolverSpans.ts).
+   */
+  operationSpan(resolvers: boolean): Span {
+    const span = this.tracer.startSpan('GraphQL Operation', this.operationOptions);
+    if (resolvers) watchResolvers(this.otel, this.tracer, span);
+    return span;
+  }
+
+  /**
+   * The span of an operation sent on a WebSocket: a root of its own, since a socket lives for
+   * hours and one trace per connection would never end; linked to the caller's trace when the
+   * upgrade request carried a `traceparent`.
+   */
+  socketOperationSpan(resolvers: boolean, upgrade: Readonly<Record<string, string | string[] | undefined>>): Span {
+    const caller = this.otel.trace.getSpanContext(this.remoteParent(upgrade['traceparent'], upgrade['tracestate']));
+    const options: OtelApi.SpanOptions = { kind: this.otel.SpanKind.INTERNAL, root: true };
+    if (caller !== undefined) options.links = [{ context: caller }];
+    const span = this.tracer.startSpan('GraphQL Operation', options, this.otel.ROOT_CONTEXT);
+    if (resolvers) watchResolvers(this.otel, this.tracer, span);
+    return span;
+  }
+
+  /**
+   * A resource route matched (transports/rest): its template as the request span's `http.route`
+   * and name (`GET /api/v1/books/{id}`). The request's span is the active one while it is routed.
+   */
+  routed(method: string, template: string): void {
+    const span = this.otel.trace.getActiveSpan();
+    if (span === undefined) return;
+    span.setAttribute('http.route', template);
+    span.updateName(`${method} ${template}`);
   }
 
   /**

@@ -221,6 +221,8 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   private spans: WeakMap<object, Parameters<Telemetry['operationChosen']>[0]> | null = null;
   /** `openTelemetry.document`: whether an operation's span carries its text. */
   private readonly tracesDocument: boolean;
+  /** `openTelemetry.resolvers`: whether an operation's resolver calls get spans. */
+  private readonly tracesResolvers: boolean;
 
   constructor(options: PipelineOptions<Raw>) {
     assertUsableSchema(options.schema, 'graphql-glassbox');
@@ -231,6 +233,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     this.introspectionRoles = introspectionRolesOf(introspection);
     this.traceAllowed = options.trace ?? !this.production;
     this.tracesDocument = options.openTelemetry?.document === true;
+    this.tracesResolvers = options.openTelemetry?.resolvers === true;
     this.trustProxy = trustProxyOf(options);
     this.rateLimiter = options.rateLimit === undefined ? null : new RateLimiter(rateLimitOptions(options), this.schema);
     // Refunds need the actual cost, and a cost budget is reported where it is spent.
@@ -326,7 +329,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
 
   /** run(), with the operation's OpenTelemetry span active while its phases run (observability/openTelemetry.ts). */
   private runTraced(otel: Telemetry, request: OperationRequest<Raw>, known: KnownRequest | undefined): PromiseOrValue<OperationOutcome> {
-    const span = otel.operationSpan();
+    const span = request.upgradeHeaders === undefined ? otel.operationSpan(this.tracesResolvers) : otel.socketOperationSpan(this.tracesResolvers, request.upgradeHeaders);
     (this.spans ??= new WeakMap()).set(request, span);
     const ended = (outcome: OperationOutcome): OperationOutcome => {
       this.counted(outcome);

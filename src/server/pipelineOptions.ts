@@ -83,9 +83,11 @@ export interface PipelineOptions<Raw = unknown> extends AuthenticationOptions {
   /**
    * OpenTelemetry spans (made whenever `@opentelemetry/api` is installed and a tracer provider
    * registered; see docs/operations.md): `document: true` adds the operation's text as
-   * `graphql.document` to its span (off by default: a document may hold secrets written inline).
+   * `graphql.document` to its span (off by default: a document may hold secrets written inline);
+   * `resolvers: true` adds a span per resolver call (`graphql.resolve <path>`; off by default: a
+   * list of a thousand items makes thousands of spans).
    */
-  openTelemetry?: { document?: boolean };
+  openTelemetry?: { document?: boolean; resolvers?: boolean };
 }
 
 /** `rateLimit`, with `trustProxy` given at the top level or in it (not both, unless equal). */

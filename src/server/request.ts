@@ -63,6 +63,11 @@ export interface OperationRequest<Raw = unknown> {
   /** Told the operation's type and name once the document has chosen it (for request logs and metrics). */
   chosen?(type: OperationTypeNode, name: string | undefined): void;
   /**
+   * A WebSocket operation's upgrade request headers: its OpenTelemetry span is then a root of
+   * its own, linked to the trace their `traceparent` names (observability/openTelemetry.ts).
+   */
+  readonly upgradeHeaders?: Readonly<Record<string, string | string[] | undefined>>;
+  /**
    * The request's id (its request line's, and the `x-request-id` answered), read only when an
    * unexpected error is masked: the masked error and its log entry then carry the id the
    * request line carries. Without one, each masked error gets a new id.

@@ -20,6 +20,7 @@ import { AuthError } from '../../security/authError.ts';
 import { ANONYMOUS } from '../../security/identity.ts';
 import type { Identity } from '../../security/identity.ts';
 import type { RateRefusal } from '../../ratelimit/rateLimiter.ts';
+import { telemetry } from '../../observability/openTelemetry.ts';
 import { clientInfo } from '../httpHeaders.ts';
 import { HttpOperation } from '../httpOperation.ts';
 import { preconditionHolds, preconditionOf } from './preconditions.ts';
@@ -79,6 +80,9 @@ class ResourceSurface<Raw> implements ResourceHandler<Raw> {
   handle(request: ResourceRequest<Raw>): ResourceResponse | Promise<ResourceResponse> {
     const call = this.reader.read(request);
     if (isAnswer(call)) return call;
+    // Traced: the request's span is named by the route's template, not the path sent.
+    const otel = telemetry();
+    if (otel !== null) otel.routed(request.method, routeTemplate(call));
     const authenticated = this.pipeline.authenticate(request.headers);
     return authenticated instanceof Promise ? authenticated.then((identity) => this.authenticated(call, request, identity)) : this.authenticated(call, request, authenticated);
   }
@@ -124,4 +128,14 @@ class ResourceSurface<Raw> implements ResourceHandler<Raw> {
     const charge = this.pipeline.charge(identity, clientInfo(request));
     return charge instanceof Promise ? charge.then(toAnswer) : toAnswer(charge);
   }
+}
+
+/**
+ * A matched route's template as OpenTelemetry's `http.route` gives it: the path sent, its
+ * segments after the prefix and the version replaced by the route's (`/api/v1/books/{id}`).
+ */
+function routeTemplate(call: RouteCall): string {
+  let end = call.rawPath.length;
+  for (let i = 0; i < call.parts.length; i++) end = call.rawPath.lastIndexOf('/', end - 1);
+  return call.rawPath.slice(0, end) + call.route.path;
 }

@@ -259,6 +259,7 @@ class GraphQLConnection<Raw> implements Connection {
       incremental: 'current',
       connectionParams: this.connectionParams ?? undefined,
       client: this.upgrade.client,
+      upgradeHeaders: this.upgrade.headers,
     };
     let running: ReturnType<OperationPipeline<Raw>['run']>;
     try {

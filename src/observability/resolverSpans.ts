@@ -1,0 +1,104 @@
+/**
+ * A span per resolver call (`openTelemetry: { resolvers: true }`), named and attributed as
+ * OpenTelemetry's GraphQL instrumentation names its own: `graphql.resolve books.0.author`, with
+ * `graphql.field.name`, `graphql.field.path`, `graphql.field.type` and `graphql.parent.name`,
+ * under the span of the nearest field above it that has one (`books` for `books.0.author`), or
+ * else under the operation's span.
+ *
+ * Made from the graphql:resolve tracing channel (language/tracingChannels.ts publishes it for
+ * our executor, graphql 17 for its own), so the executor knows nothing of OpenTelemetry, and an
+ * operation whose server did not ask pays nothing for it: the channel is subscribed only once an
+ * operation asks for resolver spans, and from then on (a channel is the process's) every
+ * execution publishes its resolvers; those of operations that did not ask are passed over by
+ * one WeakMap look-up each.
+ *
+ * A resolver's span is not made active while it runs (a channel's subscriber cannot enter a
+ * context for the work it observes), so spans a resolver makes itself, and batches, stay
+ * children of the operation's span.
+ */
+import { tracingChannel } from 'node:diagnostics_channel';
+import type * as OtelApi from '@opentelemetry/api';
+
+type Api = typeof OtelApi;
+type Span = OtelApi.Span;
+
+/** What a graphql:resolve context holds that a span is made of (graphql 17's `GraphQLResolveContext`). */
+interface ResolveEvent {
+  readonly fieldName: string;
+  readonly parentType: string;
+  readonly fieldType: string;
+  /** The response path joined with dots (`books.0.author`). */
+  readonly fieldPath: string;
+  error?: unknown;
+  result?: unknown;
+  /** The span made at its start (this module's own mark on the context). */
+  [SPAN]?: Span;
+}
+
+const SPAN: unique symbol = Symbol('graphql-glassbox resolver span');
+
+/** An operation that asked for resolver spans: its tracer, and the spans made so far, by path. */
+interface WatchedOperation {
+  readonly otel: Api;
+  readonly tracer: OtelApi.Tracer;
+  readonly fields: Map<string, Span>;
+}
+
+/** The operations whose resolvers get spans, by their operation span (found as the active span when a resolver starts). */
+const watched = new WeakMap<object, WatchedOperation>();
+let api: Api | null = null;
+let subscribed = false;
+
+/** From now on until it ends, the resolvers `operation` runs (with its span active) get spans. */
+export function watchResolvers(otel: Api, tracer: OtelApi.Tracer, operation: Span): void {
+  watched.set(operation, { otel, tracer, fields: new Map() });
+  if (subscribed) return;
+  api = otel;
+  subscribed = true;
+  tracingChannel<unknown, ResolveEvent>('graphql:resolve').subscribe({ start, end, asyncStart: ignore, asyncEnd: finish, error });
+}
+
+function start(event: ResolveEvent): void {
+  const operation = api?.trace.getActiveSpan();
+  const watching = operation === undefined ? undefined : watched.get(operation);
+  if (watching === undefined) return;
+  const { otel, tracer, fields } = watching;
+  const path = event.fieldPath;
+  const attributes = { 'graphql.field.name': event.fieldName, 'graphql.field.path': path, 'graphql.field.type': event.fieldType, 'graphql.parent.name': event.parentType };
+  const parent = parentOf(fields, path) ?? (operation as Span);
+  const span = tracer.startSpan(`graphql.resolve ${path}`, { kind: otel.SpanKind.INTERNAL, attributes }, otel.trace.setSpan(otel.context.active(), parent));
+  fields.set(path, span);
+  event[SPAN] = span;
+}
+
+/** The span of the nearest field above `path` that has one (list indices have none). */
+function parentOf(fields: Map<string, Span>, path: string): Span | undefined {
+  for (let end = path.lastIndexOf('.'); end > 0; end = path.lastIndexOf('.', end - 1)) {
+    const span = fields.get(path.slice(0, end));
+    if (span !== undefined) return span;
+  }
+  return undefined;
+}
+
+/** A call that answered at once (its result or error is on the context) ends its span here; a promise's, at asyncEnd. */
+function end(event: ResolveEvent): void {
+  if ('result' in event || 'error' in event) finish(event);
+}
+
+function finish(event: ResolveEvent): void {
+  const span = event[SPAN];
+  if (span === undefined) return;
+  event[SPAN] = undefined;
+  span.end();
+}
+
+/** A call that threw or rejected: an exception event, and the span's status an error. */
+function error(event: ResolveEvent): void {
+  const span = event[SPAN];
+  if (span === undefined || api === null) return;
+  const thrown = event.error;
+  span.recordException(thrown instanceof Error ? thrown : String(thrown));
+  span.setStatus({ code: api.SpanStatusCode.ERROR, message: thrown instanceof Error ? thrown.message : String(thrown) });
+}
+
+function ignore(): void {}
