@@ -6,7 +6,8 @@
  * - Every `run` block is written to a module inside the repository (so that `graphql` and the
  *   other packages resolve from node_modules), its `from 'graphql-glassbox'` pointed at
  *   src/index.ts (the only change made to it), and run with `node --import tsx` under a timeout:
- *   it must exit 0. A block followed by an output block (```text output) must print exactly that.
+ *   it must exit 0. A block followed by an output block (```text output) must print exactly that,
+ *   where a `…` stands for any text within its line (a time, a port the system chose).
  *   The TypeScript ones also type-check, as a user's program would (resolver parameters, which
  *   makeSchema's resolver map leaves untyped, may be implicitly any).
  * - The API tables (`| entry | what it does | example |`) of README.md and docs/api.md: their
@@ -92,10 +93,17 @@ export async function runBlock(block: CodeBlock, dir: string, timeoutMs = RUN_TI
   const shown = `\n--- stdout\n${stdout}--- stderr\n${stderr}`;
   if (signal !== null) return `${where}: the example did not finish within ${timeoutMs / 1000} s (killed by ${signal})${shown}`;
   if (code !== 0) return `${where}: the example exited with code ${code}${shown}`;
-  if (block.output !== null && stdout !== block.output) {
+  if (block.output !== null && !printedAsShown(stdout, block.output)) {
     return `${where}: the example printed other than its output block\n--- expected\n${block.output}--- printed\n${stdout}--- stderr\n${stderr}`;
   }
   return null;
+}
+
+/** Whether what an example printed is its output block, each `…` of the block standing for any text within a line. */
+function printedAsShown(printed: string, shown: string): boolean {
+  if (!shown.includes('…')) return printed === shown;
+  const pattern = shown.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^\n]*');
+  return new RegExp(`^${pattern}$`).test(printed);
 }
 
 /** The inline code of the example column of each `| entry | what it does | example |` table. */

@@ -63,6 +63,14 @@ describe('the ready line', () => {
     expect(lines.map((line) => line['msg'])).toEqual([`graphql-glassbox listening on http://[::1]:${port}/api/gql`]);
   });
 
+  it('on every address (listen() without a host), names a URL that works from this machine', async () => {
+    const { server, lines } = serverWithLines();
+    server.listen(0);
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    expect(lines.map((line) => line['msg'])).toEqual([`graphql-glassbox listening on http://localhost:${port}/graphql (every address)`]);
+  });
+
   it('is not written at logLevel silent', async () => {
     const { server, lines } = serverWithLines({ logLevel: 'silent' });
     await listen(server);

@@ -37,11 +37,17 @@ export function announceListening(server: Server & { shutdown(): Promise<void> }
   });
 }
 
-/** The URL of the endpoint: `http://127.0.0.1:4000/graphql`, `https://[::1]:4443/graphql`; a Unix socket's path. */
+/**
+ * The URL of the endpoint: `http://127.0.0.1:4000/graphql`, `https://[::1]:4443/graphql`; on
+ * every address (`::`, `0.0.0.0`: listen() without a host), a URL that works from this machine;
+ * a Unix socket's path.
+ */
 function where(address: AddressInfo | string, path: string, tls: boolean): string {
   if (typeof address === 'string') return `${address} (a Unix socket), path ${path}`;
+  const scheme = tls ? 'https' : 'http';
+  if (address.address === '::' || address.address === '0.0.0.0') return `${scheme}://localhost:${address.port}${path} (every address)`;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return `${tls ? 'https' : 'http'}://${host}:${address.port}${path}`;
+  return `${scheme}://${host}:${address.port}${path}`;
 }
 
 /** What to do about a failure to listen, or null for an error that is not one. */
