@@ -143,9 +143,13 @@ export class Telemetry {
     span.end();
   }
 
-  /** Runs `fn` with `span` active: spans made under it (operations, batches, a resolver's own) are its children. */
-  within<R>(span: Span, fn: () => R): R {
-    return this.otel.context.with(this.otel.trace.setSpan(this.otel.context.active(), span), fn);
+  /**
+   * Runs `fn` (on `self`, with `args`: no closure needed) with `span` active: spans made under
+   * it (operations, batches, a resolver's own) are its children.
+   */
+  within<A extends unknown[], R>(span: Span, fn: (...args: A) => R, self?: unknown, ...args: A): R {
+    const otel = this.otel;
+    return otel.context.with(otel.trace.setSpan(otel.context.active(), span), fn, self, ...args);
   }
 
   /**
@@ -220,8 +224,13 @@ export class Telemetry {
     return traced as unknown as AsyncGenerator<T, void, void>;
   }
 
-  /** The operation chosen: the span's name and attributes as OpenTelemetry's GraphQL conventions give them. */
-  operationChosen(span: Span, type: string, name: string | undefined, document: string | null): void {
+  /**
+   * The operation chosen: the active span's (the operation's: Pipeline.runTraced) name and
+   * attributes as OpenTelemetry's GraphQL conventions give them.
+   */
+  operationChosen(type: string, name: string | undefined, document: string | null): void {
+    const span = this.otel.trace.getActiveSpan();
+    if (span === undefined) return;
     span.updateName(name === undefined ? type : `${type} ${name}`);
     span.setAttribute('graphql.operation.type', type);
     if (name !== undefined) span.setAttribute('graphql.operation.name', name);

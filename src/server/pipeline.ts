@@ -217,8 +217,6 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   private readonly finisher: ResultFinisher;
   private readonly subscriptions: SubscriptionStarter<Raw>;
   private readonly incremental: IncrementalOptions;
-  /** The OpenTelemetry spans of operations running now, by request (made on the first traced one). */
-  private spans: WeakMap<object, Parameters<Telemetry['operationChosen']>[0]> | null = null;
   /** `openTelemetry.document`: whether an operation's span carries its text. */
   private readonly tracesDocument: boolean;
   /** `openTelemetry.resolvers`: whether an operation's resolver calls get spans. */
@@ -327,33 +325,38 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     return outcome;
   };
 
-  /** run(), with the operation's OpenTelemetry span active while its phases run (observability/openTelemetry.ts). */
+  /**
+   * run(), with the operation's OpenTelemetry span active while its phases run
+   * (observability/openTelemetry.ts): what the operation's phases name it by (chosen()), and
+   * what batches and a resolver's own spans find as their parent.
+   */
   private runTraced(otel: Telemetry, request: OperationRequest<Raw>, known: KnownRequest | undefined): PromiseOrValue<OperationOutcome> {
     const span = request.upgradeHeaders === undefined ? otel.operationSpan(this.tracesResolvers) : otel.socketOperationSpan(this.tracesResolvers, request.upgradeHeaders);
-    (this.spans ??= new WeakMap()).set(request, span);
-    const ended = (outcome: OperationOutcome): OperationOutcome => {
-      this.counted(outcome);
-      return otel.operationEnded(span, outcome);
-    };
     let outcome: PromiseOrValue<OperationOutcome>;
     try {
-      outcome = otel.within(span, () => this.phases(request, known));
+      // Without a closure: this runs on every traced request.
+      outcome = otel.within(span, this.phases, this, request, known);
     } catch (error) {
       otel.end(span, error);
       throw error;
     }
-    if (!(outcome instanceof Promise)) return ended(outcome);
-    return outcome.then(ended, (error: unknown) => {
-      otel.end(span, error);
-      throw error;
-    });
+    if (!(outcome instanceof Promise)) return otel.operationEnded(span, this.counted(outcome));
+    return outcome.then(
+      (settled) => otel.operationEnded(span, this.counted(settled)),
+      (error: unknown) => {
+        otel.end(span, error);
+        throw error;
+      },
+    );
   }
 
-  /** The operation chosen: told to the request (its log line, metrics) and, when traced, to its span. */
+  /**
+   * The operation chosen: told to the request (its log line, metrics) and, when traced, to its
+   * span, the active one while the operation's phases run (runTraced).
+   */
   private chosen(request: OperationRequest<Raw>, kind: OperationTypeNode, name: string | undefined): void {
     request.chosen?.(kind, name);
-    const span = this.spans === null ? undefined : this.spans.get(request);
-    if (span !== undefined) telemetry()?.operationChosen(span, kind, name, this.tracesDocument ? request.params.query : null);
+    telemetry()?.operationChosen(kind, name, this.tracesDocument ? request.params.query : null);
   }
 
   private phases(request: OperationRequest<Raw>, known: KnownRequest | undefined): PromiseOrValue<OperationOutcome> {

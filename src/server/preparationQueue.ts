@@ -22,6 +22,7 @@
  * job in it (a job is bounded by the limits parseWithLimits applies before validation), and a
  * client's new document waits for at most one job of every other client with work queued.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 
 /** The work done on queued texts per turn of the event loop, at most (plus the last job's own). */
@@ -63,16 +64,20 @@ export class PreparationQueue {
     this.resetScheduled = false;
   };
 
-  /** Runs `job` in `client`'s turn; settles as the job returns or throws. */
+  /**
+   * Runs `job` in `client`'s turn; settles as the job returns or throws. It runs in the async
+   * context it was queued from (AsyncLocalStorage's stores: OpenTelemetry's active span, a
+   * logger's request), not in that of whatever drains the queue.
+   */
   queue<T>(client: string, job: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const task = () => {
+      const task = AsyncResource.bind(() => {
         try {
           resolve(job());
         } catch (error) {
           reject(error);
         }
-      };
+      });
       const lane = this.lanes.get(client);
       if (lane === undefined) this.lanes.set(client, [task]);
       else lane.push(task);

@@ -197,7 +197,8 @@ class NodeAdapter {
     const span = otel.httpServerSpan(request.method, request.url, request.headers, route.kind === 'graphql' ? this.path : null);
     request.span = span;
     const res = request.res;
-    res.once('close', () => otel.endHttp(span, res.writableFinished ? res.statusCode : 499));
+    // 'close' is emitted once: `on` spares the wrapper `once` makes.
+    res.on('close', () => otel.endHttp(span, res.writableFinished ? res.statusCode : 499));
   }
 
   /**
@@ -218,7 +219,7 @@ class NodeAdapter {
   private readonly dispatch = (request: NodeRequest): void => {
     // Traced: handled with its server span active, the parent of its operations' spans.
     const otel = request.span === null ? null : telemetry();
-    if (otel !== null) otel.within(request.span as Parameters<Telemetry['within']>[0], () => this.dispatchNow(request));
+    if (otel !== null) otel.within(request.span as Parameters<Telemetry['within']>[0], this.dispatchNow, this, request);
     else this.dispatchNow(request);
   };
 
