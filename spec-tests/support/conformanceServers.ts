@@ -8,65 +8,12 @@ import http from 'node:http';
 import { execute, subscribe, validate } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { createServer, makeSchema } from '../../src/index.ts';
+import { createServer } from '../../src/index.ts';
 import type { ServerOptions } from '../../src/index.ts';
+import { conformanceSchema } from './conformanceSchema.ts';
 import { closeNow, listenOnLoopback } from './httpServer.ts';
 
-const TYPE_DEFS = /* GraphQL */ `
-  type Query {
-    hello: String!
-    "A chain as deep as the query asks."
-    node: Node
-  }
-
-  type Node {
-    id: ID!
-    child: Node
-  }
-
-  type Subscription {
-    "1, 2, 3, ... one every 20 ms, until the subscriber leaves."
-    tick: Int!
-    "1, 2, 3, then the source ends."
-    three: Int!
-  }
-`;
-
-/** The operations the kit's options name, for this schema. */
-export const QUERY = '{ hello }';
-export const SUBSCRIPTION = 'subscription { tick }';
-export const FINITE_SUBSCRIPTION = 'subscription { three }';
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-export function conformanceSchema() {
-  return makeSchema({
-    typeDefs: TYPE_DEFS,
-    resolvers: {
-      Query: { hello: () => 'world', node: () => ({ id: '1' }) },
-      Node: { child: (node: { id: string }) => ({ id: `${node.id}.1` }) },
-      Subscription: {
-        tick: {
-          subscribe: async function* tick() {
-            for (let count = 1; ; count++) {
-              await sleep(20);
-              yield count;
-            }
-          },
-          resolve: (value: number) => value,
-        },
-        three: {
-          subscribe: async function* three() {
-            for (let count = 1; count <= 3; count++) yield count;
-          },
-          resolve: (value: number) => value,
-        },
-      },
-    },
-  });
-}
+export { FINITE_SUBSCRIPTION, QUERY, SUBSCRIPTION, conformanceSchema } from './conformanceSchema.ts';
 
 /** A server on loopback, and how to stop it (every socket dropped). */
 export interface Started {

@@ -57,7 +57,7 @@ const unsolicitedPong: Check<WsTargetOptions> = {
     onAcknowledged(target, async (socket) => {
       socket.send({ type: 'pong', payload: { heartbeat: true } });
       const before = await socket.settle();
-      if (before === null) return fail(socket, `Expected the socket to stay open after an unsolicited pong; ${describeClose(await socket.closed(0))}.`);
+      if (before === null) return fail(socket, `Expected the socket to stay open after an unsolicited pong, and a pong to the ping sent next; ${describeClose(await socket.closed(0))} and no pong came.`);
       return before.length === 0 ? PASS : fail(socket, 'Expected no answer to an unsolicited pong.');
     }),
 };

@@ -13,10 +13,11 @@ import { executionResultProblem } from '../executionResult.ts';
 const INVALID_QUERY = '{ conformanceFieldThatDoesNotExist }';
 
 /** Messages about operation `id`, read until one of type `until` (included), a close or the timeout. */
-async function messagesFor(socket: ProtocolSocket, id: string, until: readonly string[]): Promise<Received[]> {
+async function messagesFor(socket: ProtocolSocket, id: string, until: readonly string[], timeoutMs = 5000): Promise<Received[]> {
   const seen: Received[] = [];
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const message = await socket.nextMatching((each) => typeof each === 'object' && each.id === id);
+    const message = await socket.nextMatching((each) => typeof each === 'object' && each.id === id, Math.max(0, deadline - Date.now()));
     if (message === null) return seen;
     seen.push(message);
     if (typeof message === 'object' && until.includes(String(message.type))) return seen;
@@ -110,7 +111,8 @@ const noCompleteAfterError: Check<WsTargetOptions> = {
       const after = await socket.settle();
       const more = (after ?? []).filter((message) => typeof message === 'object' && message.id === 'invalid-2');
       if (after !== null && more.length === 0) return PASS;
-      return fail(socket, after === null ? 'The socket closed after the error message.' : 'Messages for the operation followed its error message.');
+      if (after === null) return fail(socket, `Expected no message for the operation after its error message, and a pong to the ping sent next; ${describeClose(await socket.closed(0))} and no pong came.`);
+      return fail(socket, 'Messages for the operation followed its error message.');
     }),
 };
 
@@ -125,7 +127,7 @@ const completedIdIgnored: Check<WsTargetOptions> = {
       if (error === null) return { status: 'skip', evidence: { why: 'The server sent no error message for an invalid document, so no operation was ended (see ws.error.invalid-operation).' } };
       socket.send({ id: 'invalid-3', type: 'complete' });
       const after = await socket.settle();
-      if (after === null) return fail(socket, `Expected the server to ignore complete for an ended operation; ${describeClose(await socket.closed(0))}.`);
+      if (after === null) return fail(socket, `Expected the server to ignore complete for an ended operation and answer the ping sent next; ${describeClose(await socket.closed(0))} and no pong came.`);
       return after.length === 0 ? PASS : fail(socket, 'Expected no answer to complete for an ended operation.');
     }),
 };

@@ -116,18 +116,21 @@ export class ProtocolSocket {
   }
 
   /**
-   * Everything the server sent before answering a ping sent now, or null if no pong came back. A
-   * server handles a socket's messages in order, so once that pong is here every answer to what
-   * was sent before it has arrived (or is not coming).
+   * Everything the server sent before answering a ping sent now, or null if no pong came back (the
+   * socket closed, or the timeout). A server handles a socket's messages in order, so once that
+   * pong is here every answer to what was sent before it has arrived (or is not coming). The ping
+   * carries a marker, but any pong ends the wait: echoing the payload is not required.
    */
   async settle(): Promise<Received[] | null> {
     const marker = { settle: randomBytes(6).toString('hex') };
     this.send({ type: 'ping', payload: marker });
     const before: Received[] = [];
+    // One deadline for the whole wait: a server streaming events must not keep it going forever.
+    const deadline = Date.now() + this.#timeoutMs;
     for (;;) {
-      const message = await this.next();
+      const message = await this.next(Math.max(0, deadline - Date.now()));
       if (message === null) return null;
-      if (typeof message === 'object' && message.type === 'pong' && JSON.stringify(message.payload) === JSON.stringify(marker)) return before;
+      if (typeof message === 'object' && message.type === 'pong') return before;
       before.push(message);
     }
   }
