@@ -8,6 +8,7 @@ export type {
   MakeSchemaConfig,
   Resolvers,
   TypeResolvers,
+  FieldResolver,
   FieldResolverConfig,
   ScalarFunctions,
   EnumInternalValues,

@@ -48,7 +48,7 @@ import type {
   DocumentNode,
   GraphQLArgumentConfig,
   GraphQLFieldConfig,
-  GraphQLFieldResolver,
+  GraphQLResolveInfo,
   GraphQLInputFieldConfig,
   GraphQLIsTypeOfFn,
   GraphQLNamedType,
@@ -60,17 +60,32 @@ import type {
 } from 'graphql';
 import { describe } from '../jsutils/describe.ts';
 
-/** A field's resolver: the function itself, or an object carrying it (Apollo's long form). */
-export type FieldResolverConfig =
-  | GraphQLFieldResolver<any, any>
-  | { resolve?: GraphQLFieldResolver<any, any>; subscribe?: GraphQLFieldResolver<any, any> };
+/**
+ * A field's resolver as makeSchema's users write it. A resolver written without annotations,
+ * `(parent, args, context, info) => …`, gets these types (under `strict` too, where it used to be
+ * refused for implicit `any`s): `info` is graphql-js's `GraphQLResolveInfo`, `args` a record of
+ * the field's arguments; `parent` and `context` stay `any`, as in graphql-js's own field
+ * configs and Apollo's resolver maps, since makeSchema cannot know them (`unknown` would refuse
+ * every un-annotated resolver that reads them, the documentation's among them). A resolver whose
+ * parameters are annotated (`(book: Book, args: { id: string }, context: Context)`) is taken as
+ * it is: the type is a method's, whose parameters TypeScript compares both ways.
+ */
+export type FieldResolver = {
+  resolver(parent: any, args: Record<string, any>, context: any, info: GraphQLResolveInfo): unknown;
+}['resolver'];
 
-/** Resolvers of an object or interface type, plus its type-resolution hooks. */
-export interface TypeResolvers {
+/** A field's resolver: the function itself, or an object carrying it (Apollo's long form). */
+export type FieldResolverConfig = FieldResolver | { resolve?: FieldResolver; subscribe?: FieldResolver };
+
+/**
+ * Resolvers of an object or interface type, plus its type-resolution hooks. (An intersection
+ * rather than one type with an index signature: the hooks' types need not fit the fields', so
+ * a field's resolver gets its parameter types from FieldResolver alone.)
+ */
+export type TypeResolvers = {
   __resolveType?: GraphQLTypeResolver<any, any>;
   __isTypeOf?: GraphQLIsTypeOfFn<any, any>;
-  [fieldName: string]: FieldResolverConfig | GraphQLTypeResolver<any, any> | GraphQLIsTypeOfFn<any, any> | undefined;
-}
+} & { [fieldName: string]: FieldResolverConfig | undefined };
 
 /**
  * A custom scalar given without constructing a `GraphQLScalarType`. graphql 17 also reads its new
@@ -88,8 +103,12 @@ export interface ScalarFunctions {
   specifiedByURL?: string;
 }
 
-/** Enum internal values: `{ DOG: 'd' }` makes resolvers see and return `'d'` for `DOG`. */
-export type EnumInternalValues = Record<string, unknown>;
+/**
+ * Enum internal values: `{ DOG: 'd' }` makes resolvers see and return `'d'` for `DOG`. (Any
+ * value, written so that it is not `unknown`: in the union of Resolvers, `unknown` would absorb
+ * the function types and leave resolvers' parameters without types.)
+ */
+export type EnumInternalValues = Record<string, {} | null | undefined>;
 
 export type Resolvers = Record<string, TypeResolvers | GraphQLScalarType | ScalarFunctions | EnumInternalValues>;
 
