@@ -144,12 +144,12 @@ export class Telemetry {
   }
 
   /**
-   * Runs `fn` (on `self`, with `args`: no closure needed) with `span` active: spans made under
-   * it (operations, batches, a resolver's own) are its children.
+   * Runs `fn` with `span` active: spans made under it (operations, batches, a resolver's own)
+   * are its children. A closure, not a method and its `this`: the context manager would bind it.
    */
-  within<A extends unknown[], R>(span: Span, fn: (...args: A) => R, self?: unknown, ...args: A): R {
+  within<R>(span: Span, fn: () => R): R {
     const otel = this.otel;
-    return otel.context.with(otel.trace.setSpan(otel.context.active(), span), fn, self, ...args);
+    return otel.context.with(otel.trace.setSpan(otel.context.active(), span), fn);
   }
 
   /**

@@ -334,8 +334,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     const span = request.upgradeHeaders === undefined ? otel.operationSpan(this.tracesResolvers) : otel.socketOperationSpan(this.tracesResolvers, request.upgradeHeaders);
     let outcome: PromiseOrValue<OperationOutcome>;
     try {
-      // Without a closure: this runs on every traced request.
-      outcome = otel.within(span, this.phases, this, request, known);
+      outcome = otel.within(span, () => this.phases(request, known));
     } catch (error) {
       otel.end(span, error);
       throw error;

@@ -219,7 +219,7 @@ class NodeAdapter {
   private readonly dispatch = (request: NodeRequest): void => {
     // Traced: handled with its server span active, the parent of its operations' spans.
     const otel = request.span === null ? null : telemetry();
-    if (otel !== null) otel.within(request.span as Parameters<Telemetry['within']>[0], this.dispatchNow, this, request);
+    if (otel !== null) otel.within(request.span as Parameters<Telemetry['within']>[0], () => this.dispatchNow(request));
     else this.dispatchNow(request);
   };
 
