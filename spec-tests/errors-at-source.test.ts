@@ -53,6 +53,9 @@ async function serve(options: Partial<ServerOptions>): Promise<Started> {
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
   cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())), () => server.closeAllConnections());
+  // The server's ready line (transports/http/listening.ts) comes first: the tests read the lines after it.
+  expect(lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual([`graphql-glassbox listening on http://127.0.0.1:${address.port}/graphql`]);
+  lines.length = 0;
   return { server, origin: `http://127.0.0.1:${address.port}`, lines };
 }
 

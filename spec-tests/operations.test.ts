@@ -51,6 +51,10 @@ async function serve(options: Partial<ServerOptions> = {}): Promise<StartedServe
   const lines: string[] = [];
   const started = await startServer({ logger: (line) => lines.push(line), ...options });
   cleanups.push(() => started.close());
+  // The server's ready line (transports/http/listening.ts) comes first, at every level but silent: the tests read the lines after it.
+  const ready = options.logLevel === 'silent' ? [] : [`graphql-glassbox listening on ${started.url}`];
+  expect(lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(ready);
+  lines.length = 0;
   return Object.assign(started, { lines });
 }
 
@@ -585,8 +589,10 @@ describe('request logs', () => {
     const streamed = await startServer({ logLevel: 'info', logger: { write: (chunk: string) => chunks.push(chunk) } });
     cleanups.push(() => streamed.close());
     await postJson(streamed.url, { query: '{ hello }' });
-    expect(chunks).toHaveLength(1);
-    expect(chunks[0]).toMatch(/^\{"time":.*\}\n$/);
+    // The ready line, then the request's.
+    expect(chunks).toHaveLength(2);
+    expect(chunks[0]).toMatch(/^\{"time":.*"msg":"graphql-glassbox listening on .*\}\n$/);
+    expect(chunks[1]).toMatch(/^\{"time":.*"msg":"request".*\}\n$/);
   });
 
   it('log a client that left before its answer as 499', async () => {
@@ -627,6 +633,8 @@ describe('the default destination', () => {
     closeSync(fd);
     const lines = readFileSync(join(dir, 'log.jsonl'), 'utf8').split('\n');
     expect(lines.at(-1)).toBe('');
-    expect(lines.slice(0, -1).map((line) => (JSON.parse(line) as { status: number }).status)).toEqual(Array(20).fill(200));
+    // The ready line, then one per request.
+    expect((JSON.parse(lines[0] as string) as { msg: string }).msg).toBe(`graphql-glassbox listening on ${server.url}`);
+    expect(lines.slice(1, -1).map((line) => (JSON.parse(line) as { status: number }).status)).toEqual(Array(20).fill(200));
   });
 });
