@@ -7,7 +7,7 @@
  * wrong in exactly the way its rule forbids (support/brokenHttpServer.ts), with the request sent
  * and the response received as evidence.
  */
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { Check } from '../src/conformance/check.ts';
 import { httpChecks } from '../src/conformance/http/index.ts';
 import type { HttpTargetOptions } from '../src/conformance/http/index.ts';
@@ -116,5 +116,20 @@ describe('each check fails against the server broken in its way', () => {
     onTestFinished(() => broken.close());
     const outcome = await check(id).run(target(broken));
     expect(outcome).toMatchObject({ status: 'fail', evidence: { why: expect.any(String), sent: { url: expect.stringContaining('/graphql') }, received: expect.anything() } });
+  });
+});
+
+describe('without graphql-http installed', () => {
+  it('building the HTTP checks rejects with "install graphql-http to run the HTTP audits"', async () => {
+    vi.resetModules();
+    vi.doMock('graphql-http', () => {
+      throw new Error("Cannot find package 'graphql-http'");
+    });
+    onTestFinished(() => {
+      vi.doUnmock('graphql-http');
+      vi.resetModules();
+    });
+    const { httpChecks: withoutLibrary } = await import('../src/conformance/http/index.ts');
+    await expect(withoutLibrary()).rejects.toThrow(/^install graphql-http to run the HTTP audits \(npm install --save-dev graphql-http\): /);
   });
 });
