@@ -10,8 +10,9 @@
  * budget the benchmark never exhausts (every request is charged and answered), in memory or in
  * the Redis at REDIS_URL; `--rate-limit=redis-ping` is the floor of the latter (see pingStore).
  * With `--otel` (or BENCH_OTEL=1), OpenTelemetry is on: a tracer provider registered with the
- * SDK's in-memory exporter (emptied every second) and an AsyncLocalStorage context manager, as
- * a service exporting spans would have them.
+ * SDK's in-memory exporter and an AsyncLocalStorage context manager, as a service exporting
+ * spans would have them (otelSdk.ts; `--otel=batch`: a BatchSpanProcessor).
+ * `--otel-resolvers`: with a span per resolver too (`openTelemetry: { resolvers: true }`).
  */
 import '../../production-mode.ts';
 import { openSync } from 'node:fs';
@@ -20,6 +21,7 @@ import type { RateLimitStore } from '../../../src/ratelimit/store.ts';
 import { createBenchSchema, createDb } from '../../schema.ts';
 import { readCredentials } from '../credentials.ts';
 import { GRAPHQL_PATH } from '../scenarios.ts';
+import { registerTracerProvider } from './otelSdk.ts';
 import { announce, listen } from './serve.ts';
 
 /** `--resources`: the resource route `GET /api/v1/authors`, for the `route` scenario. */
@@ -40,20 +42,8 @@ async function pingStore(): Promise<RateLimitStore> {
   return { charge: () => redis.ping().then(() => allowed), close: async () => redis.disconnect() };
 }
 const rateLimitStore = rateLimitArg?.slice('--rate-limit='.length);
-if (process.argv.some((arg) => arg.startsWith('--otel')) || process.env.BENCH_OTEL === '1') await registerTracerProvider();
-
-/** OpenTelemetry's SDK, recording every span in memory (the export's cost left out: it is the collector's). */
-async function registerTracerProvider(): Promise<void> {
-  const { context, trace } = await import('@opentelemetry/api');
-  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
-  const { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
-  const exporter = new InMemorySpanExporter();
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  // `--otel=batch`: spans exported in batches, as a service exporting them is set up (NodeSDK's default).
-  const processor = process.argv.includes('--otel=batch') ? new BatchSpanProcessor(exporter) : new SimpleSpanProcessor(exporter);
-  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [processor] }));
-  setInterval(() => exporter.reset(), 1000).unref();
-}
+if (process.argv.some((arg) => arg.startsWith('--otel')) || process.env.BENCH_OTEL === '1') await registerTracerProvider(process.argv.includes('--otel=batch'));
+const withResolverSpans = process.argv.includes('--otel-resolvers');
 const credentialsArg = process.argv.slice(2).find((arg) => !arg.startsWith('--'));
 const credentials = credentialsArg === undefined ? null : readCredentials(credentialsArg);
 const db = createDb();
@@ -66,6 +56,7 @@ const server = createServer({
   logger: { fd: 2 },
   ...(withResources ? { resources: { version: 'v1', routes: { 'GET /authors': 'query { authors { id name } }' } } } : {}),
   ...(withoutMetrics ? { metrics: false } : {}),
+  ...(withResolverSpans ? { openTelemetry: { resolvers: true } } : {}),
   ...(logInfo ? { logLevel: 'info' as const, logger: { fd: openSync('/dev/null', 'w') } } : {}),
   ...(rateLimitStore === undefined
     ? {}
