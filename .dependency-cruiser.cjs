@@ -2,7 +2,7 @@
  * Imports only point down (docs/architecture.md, "Layers"). `npm test` and `npm run
  * check:imports` run `depcruise src --config .dependency-cruiser.cjs`; any violation fails them.
  *
- *   demo cli
+ *   demo cli conformance
  *   transports
  *   server
  *   security ratelimit observability events webhooks schema
@@ -20,7 +20,7 @@ const LAYERS = [
   ['security', 'ratelimit', 'observability', 'events', 'webhooks', 'schema'],
   ['server'],
   ['transports'],
-  ['demo', 'cli'],
+  ['demo', 'cli', 'conformance'],
 ];
 
 /** A path pattern for these folders of src/. */
