@@ -4,7 +4,9 @@
  * documentation sets it up, with its defaults: createServer; GraphQL Yoga with its defer/stream
  * plugin, and over WebSocket through graphql-ws with Yoga's envelop (Yoga's documented recipe);
  * Mercurius with `subscription: true`; graphql-http's reference handler; graphql-ws's `useServer`;
- * Apollo Server when it is installed.
+ * Apollo Server when it is installed. The peers that run graphql-js's own `execute` get the schema
+ * without `@defer`/`@stream` declared: they do not deliver incrementally, and graphql 17's
+ * `execute` refuses a schema that declares them.
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -102,7 +104,7 @@ const mercurius: Peer = {
     const fastify = (await import('fastify')).default;
     const plugin = (await import('mercurius')).default;
     const app = fastify({ logger: false });
-    await app.register(plugin, { schema: conformanceSchema(), subscription: true, path: '/graphql', graphiql: false });
+    await app.register(plugin, { schema: conformanceSchema({ incremental: false }), subscription: true, path: '/graphql', graphiql: false });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as AddressInfo;
     return { httpUrl: `http://127.0.0.1:${port}/graphql`, wsUrl: `ws://127.0.0.1:${port}/graphql`, close: () => app.close() };
@@ -114,7 +116,7 @@ const graphqlHttp: Peer = {
   serves: { http: true, ws: false },
   async start() {
     const { createHandler } = await import('graphql-http/lib/use/http');
-    const handler = createHandler({ schema: conformanceSchema() });
+    const handler = createHandler({ schema: conformanceSchema({ incremental: false }) });
     const server = http.createServer((request, response) => {
       if ((request.url ?? '/').startsWith('/graphql')) return void handler(request, response);
       response.writeHead(404).end();
@@ -129,7 +131,7 @@ const graphqlWs: Peer = {
   async start() {
     const server = http.createServer((_request, response) => response.writeHead(404).end());
     const wss = new WebSocketServer({ server, path: '/graphql' });
-    const disposable = useServer({ schema: conformanceSchema(), execute, subscribe, validate }, wss);
+    const disposable = useServer({ schema: conformanceSchema({ incremental: false }), execute, subscribe, validate }, wss);
     return listen(server, { http: false, ws: true }, async () => {
       await disposable.dispose();
     });
@@ -149,7 +151,7 @@ const apollo: Peer = {
       return '@apollo/server is not installed';
     }
     const standalone = (await import(`${specifier}/standalone`)) as { startStandaloneServer(server: unknown, options: { listen: { port: number; host: string } }): Promise<{ url: string }> };
-    const server = new module.ApolloServer({ schema: conformanceSchema() });
+    const server = new module.ApolloServer({ schema: conformanceSchema({ incremental: false }) });
     const { url } = await standalone.startStandaloneServer(server, { listen: { port: 0, host: '127.0.0.1' } });
     return { httpUrl: new URL('/graphql', url).href, close: () => server.stop() };
   },

@@ -34,9 +34,14 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export function conformanceSchema() {
+/**
+ * The schema; `incremental: false` leaves `@defer` and `@stream` undeclared, for a server that
+ * runs graphql-js's own `execute` (graphql 17's refuses a schema declaring them).
+ */
+export function conformanceSchema(options: { incremental?: boolean } = {}) {
   return makeSchema({
     typeDefs: TYPE_DEFS,
+    incremental: options.incremental ?? true,
     resolvers: {
       Query: { hello: () => 'world', node: () => ({ id: '1' }) },
       Node: { child: (node: { id: string }) => ({ id: `${node.id}.1` }) },

@@ -53,7 +53,7 @@ export async function startGraphqlWs(): Promise<Started> {
   const wss = new WebSocketServer({ server, path: '/graphql' });
   // graphql-ws is loaded outside vitest's module graph, with a graphql of its own: the functions
   // that take the schema are handed over, so that the schema meets the graphql it was made with.
-  const disposable = useServer({ schema: conformanceSchema(), execute, subscribe, validate, connectionInitWaitTimeout: 300 }, wss);
+  const disposable = useServer({ schema: conformanceSchema({ incremental: false }), execute, subscribe, validate, connectionInitWaitTimeout: 300 }, wss);
   const started = await listen(server);
   return {
     ...started,
