@@ -235,6 +235,10 @@ describe('with a registered tracer provider', () => {
       operation?.spanContext().traceId,
     ]);
     stream.abort();
+    // The operation's parent is its request's server span, which ends when the stream is closed.
+    const [request] = await spans(1);
+    expect([request?.name, request?.kind, request?.attributes['http.response.status_code']]).toEqual(['POST /graphql', SERVER, 499]);
+    expect([operation?.parentSpanContext?.spanId, operation?.spanContext().traceId]).toEqual([request?.spanContext().spanId, request?.spanContext().traceId]);
   });
 
   it('a webhook delivery: a client span, its traceparent sent to the receiver', async () => {
