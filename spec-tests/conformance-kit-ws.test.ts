@@ -1,8 +1,8 @@
 /**
  * The conformance kit's WebSocket target (`wsChecks`): the graphql-transport-ws protocol rule by
- * rule. Every check passes against createServer and against graphql-ws's own `useServer` (the
- * protocol's reference server), is skipped, never passed, when the operation it needs is not
- * given, and fails against the server made wrong in exactly the way its rule forbids
+ * rule. Every check passes against createServer (requiring an API key in connection_init too)
+ * and against graphql-ws's own `useServer` (the protocol's reference server), is skipped, never
+ * passed, when the operation or the credentials it needs are not given, and fails against the server made wrong in exactly the way its rule forbids
  * (support/brokenWsServer.ts), with the messages sent and received as evidence.
  */
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -10,7 +10,7 @@ import type { Check, CheckOutcome } from '../src/conformance/check.ts';
 import { wsChecks } from '../src/conformance/ws/index.ts';
 import type { WsTargetOptions } from '../src/conformance/ws/index.ts';
 import { BROKEN_WS, startBrokenWsServer } from './support/brokenWsServer.ts';
-import { FINITE_SUBSCRIPTION, QUERY, SUBSCRIPTION, startGraphqlWs, startOurs } from './support/conformanceServers.ts';
+import { FINITE_SUBSCRIPTION, KEY_PARAMS, QUERY, SUBSCRIPTION, startGraphqlWs, startOurs, startOursWithKeys } from './support/conformanceServers.ts';
 import type { Started } from './support/conformanceServers.ts';
 
 const checks = wsChecks();
@@ -52,9 +52,32 @@ describe.each([
   });
   afterAll(() => server.close());
 
-  it.each(ids)('%s passes', async (id) => {
+  it.each(ids.filter((id) => id !== 'ws.init.forbidden-4403'))('%s passes', async (id) => {
     const outcome = await check(id).run(target(server));
     expect(outcome).toEqual(id === 'ws.handshake.unsupported-subprotocol' ? { status: 'pass', evidence: { why: expect.any(String) } } : { status: 'pass' });
+  });
+
+  it('ws.init.forbidden-4403 is skipped without connectionParams: the server authenticates nothing', async () => {
+    const outcome = await check('ws.init.forbidden-4403').run(target(server));
+    expect(outcome).toEqual({ status: 'skip', evidence: { why: expect.stringContaining('give the credentials it accepts with the `connectionParams` option') } });
+  });
+});
+
+describe('against createServer requiring an API key in connection_init', () => {
+  let server: Started;
+  beforeAll(async () => {
+    server = await startOursWithKeys();
+  });
+  afterAll(() => server.close());
+
+  it.each(ids)('%s passes, the key given as connectionParams', async (id) => {
+    const outcome = await check(id).run(target(server, { connectionParams: KEY_PARAMS }));
+    expect(outcome).toEqual(id === 'ws.handshake.unsupported-subprotocol' ? { status: 'pass', evidence: { why: expect.any(String) } } : { status: 'pass' });
+  });
+
+  it('ws.init.ack fails without the key, saying the connection was not acknowledged', async () => {
+    const outcome = await check('ws.init.ack').run(target(server));
+    expect(outcome).toMatchObject({ status: 'fail', evidence: { why: 'Expected connection_ack.', received: { closed: { code: 4403 } } } });
   });
 });
 
@@ -81,10 +104,10 @@ describe('checks that need an operation', () => {
 });
 
 describe('each check fails against the server broken in its way', () => {
-  it.each(Object.entries(BROKEN_WS).map(([id, variant]) => [id, variant.wrong, variant.fault] as const))('%s fails against a server that %s', async (id, _wrong, fault) => {
-    const broken = await startBrokenWsServer(fault);
+  it.each(Object.entries(BROKEN_WS).map(([id, variant]) => [id, variant.wrong, variant] as const))('%s fails against a server that %s', async (id, _wrong, variant) => {
+    const broken = await startBrokenWsServer(variant.fault, variant.connectionParams !== undefined);
     onTestFinished(() => broken.close());
-    const outcome: CheckOutcome = await check(id).run(target(broken, { timeoutMs: 1000 }));
+    const outcome: CheckOutcome = await check(id).run(target(broken, { timeoutMs: 1000, ...(variant.connectionParams === undefined ? {} : { connectionParams: variant.connectionParams }) }));
     expect(outcome.status).toBe('fail');
     if (outcome.status !== 'fail') return;
     expect(outcome.evidence.why).toEqual(expect.any(String));

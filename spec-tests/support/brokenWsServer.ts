@@ -10,7 +10,7 @@
 import http from 'node:http';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { RawData } from 'ws';
-import { startOurs } from './conformanceServers.ts';
+import { KEY_PARAMS, startOurs, startOursWithKeys } from './conformanceServers.ts';
 import type { Started } from './conformanceServers.ts';
 
 type Message = { type?: string; id?: string; payload?: unknown } | string;
@@ -99,9 +99,9 @@ function proxy(client: WebSocket, upstreamUrl: string, fault: WsFault): void {
   client.on('error', () => upstream.terminate());
 }
 
-/** Starts the variant `fault` in front of a conforming server of its own. */
-export async function startBrokenWsServer(fault: WsFault): Promise<Started> {
-  const upstream = await startOurs();
+/** Starts the variant `fault` in front of a conforming server of its own (authenticating, if asked). */
+export async function startBrokenWsServer(fault: WsFault, upstreamAuthenticates = false): Promise<Started> {
+  const upstream = await (upstreamAuthenticates ? startOursWithKeys() : startOurs());
   const server = http.createServer((_request, response) => response.writeHead(404).end());
   const wss = new WebSocketServer({
     server,
@@ -133,13 +133,22 @@ export async function startBrokenWsServer(fault: WsFault): Promise<Started> {
 
 const isType = (message: Message, type: string): message is Exclude<Message, string> => typeof message === 'object' && message.type === type;
 
+/** A variant: what it gets wrong, how, and (for the 4403 check) the credentials its server takes. */
+export interface BrokenWs {
+  wrong: string;
+  fault: WsFault;
+  /** The connectionParams the upstream server requires; it authenticates only when given. */
+  connectionParams?: Record<string, unknown>;
+}
+
 /** For each WebSocket check id, the variant that breaks exactly its rule. */
-export const BROKEN_WS: Record<string, { wrong: string; fault: WsFault }> = {
+export const BROKEN_WS: Record<string, BrokenWs> = {
   'ws.handshake.selects-subprotocol': { wrong: 'selects no subprotocol', fault: { selectProtocol: () => false } },
   'ws.handshake.unsupported-subprotocol': { wrong: 'accepts any subprotocol and speaks graphql-transport-ws on it', fault: { selectProtocol: (offered) => [...offered][0] ?? false } },
   'ws.init.ack': { wrong: 'acknowledges with a payload that is a list', fault: { fromServer: (m) => (isType(m, 'connection_ack') ? { replace: [{ type: 'connection_ack', payload: ['welcome'] }] } : 'forward') } },
   'ws.init.timeout-4408': { wrong: 'never closes a socket that sends no connection_init', fault: { onServerClose: (code, reason) => (code === 4408 ? 'keep-open' : [code, reason]) } },
   'ws.init.duplicate-4429': { wrong: 'ignores a second connection_init', fault: { fromClient: (m, c) => (isType(m, 'connection_init') && c.initialised ? 'drop' : 'forward') } },
+  'ws.init.forbidden-4403': { wrong: 'closes with 4400 instead of 4403 when the credentials are refused', fault: { onServerClose: (code, reason) => (code === 4403 ? [4400, reason] : [code, reason]) }, connectionParams: KEY_PARAMS },
   'ws.subscribe.before-ack-4401': { wrong: 'closes with 4400 instead of 4401 on a subscribe before connection_init', fault: { onServerClose: (code, reason) => (code === 4401 ? [4400, reason] : [code, reason]) } },
   'ws.subscribe.duplicate-id-4409': { wrong: 'closes with 4400 instead of 4409 on a duplicate id', fault: { onServerClose: (code, reason) => (code === 4409 ? [4400, reason] : [code, reason]) } },
   'ws.ping.pong': { wrong: 'never answers a ping without a payload', fault: { fromClient: (m) => (isType(m, 'ping') && m.payload === undefined ? 'drop' : 'forward') } },

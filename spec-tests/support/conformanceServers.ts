@@ -8,7 +8,7 @@ import http from 'node:http';
 import { execute, subscribe, validate } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { createServer } from '../../src/index.ts';
+import { apiKeyAuth, createServer, hashApiKey } from '../../src/index.ts';
 import type { ServerOptions } from '../../src/index.ts';
 import { conformanceSchema } from './conformanceSchema.ts';
 import { closeNow, listenOnLoopback } from './httpServer.ts';
@@ -45,6 +45,15 @@ async function listen(server: http.Server): Promise<Started> {
 /** Ours: createServer over the conformance schema; the ConnectionInit wait is short, for the 4408 check. */
 export function startOurs(options: Partial<ServerOptions> = {}): Promise<Started> {
   return listen(createServer({ schema: conformanceSchema(), reportCost: false, websocket: { connectionInitWaitTimeoutMs: 300 }, ...options }));
+}
+
+/** The API key the authenticating server accepts, and the connectionParams that carry it. */
+const API_KEY = 'sk_live_conformance_2c4e6a8b0d1f3579';
+export const KEY_PARAMS = { 'x-api-key': API_KEY };
+
+/** Ours requiring an API key: in connection_init's payload over WebSocket, for the 4403 check. */
+export function startOursWithKeys(): Promise<Started> {
+  return startOurs({ authenticate: [apiKeyAuth({ keys: [{ id: 'conformance', hash: hashApiKey(API_KEY), roles: [] }] })], requireAuthentication: true });
 }
 
 /** graphql-ws's reference server, `useServer` on a `ws` server, over the same schema. */

@@ -1,6 +1,7 @@
 /**
  * The checks of the connection itself: the subprotocol negotiated at the upgrade, and the
- * ConnectionInit rules (acknowledged, timed out with 4408, duplicated with 4429, skipped with 4401).
+ * ConnectionInit rules (acknowledged, timed out with 4408, duplicated with 4429, refused with 4403,
+ * skipped with 4401).
  */
 import type { Check } from '../check.ts';
 import { tryUpgrade } from './handshake.ts';
@@ -111,6 +112,31 @@ const duplicateInit: Check<WsTargetOptions> = {
     }),
 };
 
+/** The same payload with every string in it replaced: credentials the server cannot accept. */
+function spoiled(value: unknown): unknown {
+  if (typeof value === 'string') return 'conformance-invalid-credential';
+  if (Array.isArray(value)) return value.map(spoiled);
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, each]) => [key, spoiled(each)]));
+  return value;
+}
+
+const forbidden: Check<WsTargetOptions> = {
+  id: 'ws.init.forbidden-4403',
+  title: 'A ConnectionInit whose credentials are refused closes the socket with 4403',
+  rule: protocolRule('connectioninit'),
+  requirement: 'SHOULD',
+  run: async (target) => {
+    const { connectionParams } = target;
+    if (connectionParams === undefined) {
+      return { status: 'skip', evidence: { why: 'Applies to a server that authenticates connection_init: give the credentials it accepts with the `connectionParams` option; the check sends them spoiled.' } };
+    }
+    return withSocket(socketTarget(target), async (socket) => {
+      socket.send({ type: 'connection_init', payload: spoiled(connectionParams) });
+      return expectClose(socket, 4403, 'on a connection_init whose credentials were replaced by invalid ones');
+    });
+  },
+};
+
 const subscribeBeforeAck: Check<WsTargetOptions> = {
   id: 'ws.subscribe.before-ack-4401',
   title: 'Subscribe before the connection is acknowledged closes the socket with 4401',
@@ -123,4 +149,4 @@ const subscribeBeforeAck: Check<WsTargetOptions> = {
     }),
 };
 
-export const connectionChecks: Array<Check<WsTargetOptions>> = [selectsSubprotocol, unsupportedSubprotocol, ack, initTimeout, duplicateInit, subscribeBeforeAck];
+export const connectionChecks: Array<Check<WsTargetOptions>> = [selectsSubprotocol, unsupportedSubprotocol, ack, initTimeout, duplicateInit, forbidden, subscribeBeforeAck];
