@@ -112,3 +112,7 @@ export type { FileStoreOptions } from './webhooks/fileStore.ts';
 export { RedisWebhookStore } from './webhooks/redisStore.ts';
 export type { RedisWebhookStoreOptions } from './webhooks/redisStore.ts';
 export type { WebhookEvent, WebhookEndpoint, WebhookStore, Delivery, DeliveryAttempt, DeliveryStatus } from './webhooks/store.ts';
+export { runConformance } from './conformance/runConformance.ts';
+export type { ConformanceOptions, ExecutorConformanceOptions, CommonConformanceOptions } from './conformance/runConformance.ts';
+export { formatTable, toJson, toJunit } from './conformance/report.ts';
+export type { Check, CheckOutcome, CheckEvidence, CheckResult, CheckStatus, ConformanceReport, Requirement } from './conformance/check.ts';

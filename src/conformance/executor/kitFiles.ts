@@ -1,0 +1,77 @@
+/**
+ * Where the executor target finds its fixture schemas and its cases. They are the repository's
+ * `fixtures/` (SDL, resolvers, data; `fixtures/cases/*.json`, one file per spec section), which
+ * the spec-tests run too; the build (scripts/build-fixtures.mjs) compiles them into the package's
+ * `dist/fixtures/`. So the path is tried as the package lays it out, then as the repository does.
+ *
+ * The fixtures build their schemas with the graphql this package resolves: the project's own (a
+ * peer dependency), the one whose `execute` the module under test should be built on.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { GraphQLSchema } from 'graphql';
+
+/** One execution's schema and fresh data, as fixtures/types.ts declares it. */
+export interface FixtureRun {
+  schema: GraphQLSchema;
+  rootValue?: unknown;
+  contextValue?: unknown;
+}
+
+export interface KitFixture {
+  name: string;
+  run(): FixtureRun;
+}
+
+export interface ExpectedResponse {
+  data?: Record<string, unknown> | null;
+  errors?: Array<{ message: string; locations?: unknown; path?: unknown; extensions?: unknown }>;
+}
+
+/** One case of fixtures/cases/<section>.json, as fixtures/cases/case.ts declares it. */
+export interface KitCase {
+  name: string;
+  fixture: string;
+  query: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+  expected?: ExpectedResponse;
+  expectedGraphql17?: ExpectedResponse;
+}
+
+export interface KitSection {
+  /** The file's name without `.json`: `6.4-arguments`. */
+  section: string;
+  cases: KitCase[];
+}
+
+/** The fixtures folder: dist/fixtures in the package, fixtures/ in the repository. */
+function fixturesFolder(): URL {
+  for (const relative of ['../../fixtures/', '../../../fixtures/']) {
+    const folder = new URL(relative, import.meta.url);
+    if (existsSync(fileURLToPath(new URL('cases/', folder)))) return folder;
+  }
+  throw new Error('The conformance kit cannot find its fixtures (dist/fixtures in the package, fixtures/ in the repository).');
+}
+
+/** Every fixture, by name; the modules build their schemas when first imported. */
+export async function loadFixtures(): Promise<Map<string, KitFixture>> {
+  const folder = fixturesFolder();
+  const entry = new URL(existsSync(fileURLToPath(new URL('index.js', folder))) ? 'index.js' : 'index.ts', folder);
+  const module = (await import(entry.href)) as { fixtures: KitFixture[] };
+  return new Map(module.fixtures.map((fixture) => [fixture.name, fixture]));
+}
+
+/** Every section's cases, in the order of their file names. */
+export function loadSections(): KitSection[] {
+  const cases = new URL('cases/', fixturesFolder());
+  return readdirSync(fileURLToPath(cases))
+    .filter((file) => file.endsWith('.json'))
+    .sort()
+    .map((file) => ({ section: file.replace(/\.json$/, ''), cases: JSON.parse(readFileSync(new URL(file, cases), 'utf8')) as KitCase[] }));
+}
+
+/** The response a case expects from graphql of this major (17 words some messages differently). */
+export function expectedFor(testCase: KitCase, major: number): ExpectedResponse | undefined {
+  return major >= 17 && testCase.expectedGraphql17 !== undefined ? testCase.expectedGraphql17 : testCase.expected;
+}
