@@ -42,8 +42,8 @@ export interface Exchange {
   received: ReceivedResponse | { error: string };
 }
 
-/** What a request to the target is: method, headers and body (the target's headers are added). */
-export interface RequestInit {
+/** What a check sends: method, headers and body (the target's headers are added). */
+export interface Outgoing {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string;
@@ -61,7 +61,7 @@ export function cut(text: string, max = 2000): string {
  * Sends the request and reads the response body, all of it or until `until` says enough. The body
  * in the record is the whole text read; the request body is cut to 2,000 characters.
  */
-export async function exchange(target: HttpTargetOptions, init: RequestInit, until?: ReadUntil): Promise<Exchange> {
+export async function exchange(target: HttpTargetOptions, init: Outgoing, until?: ReadUntil): Promise<Exchange> {
   const headers = { ...target.headers, ...init.headers };
   const sent: SentRequest = { method: init.method, url: target.url, headers, ...(init.body === undefined ? {} : { body: cut(init.body) }) };
   const controller = new AbortController();

@@ -47,8 +47,10 @@ export function multipartBodies(received: ReceivedResponse): { bodies: unknown[]
   if (!last.startsWith('--')) return { problem: `the body does not end with the close delimiter ${delimiter}--` };
   const bodies: unknown[] = [];
   for (const section of sections.slice(1, -1)) {
-    const split = section.replace(/^\r\n/, '').indexOf('\r\n\r\n');
-    const content = split === -1 ? section : section.replace(/^\r\n/, '').slice(split + 4);
+    // A part is its headers, a blank line, then its body (RFC 2046 section 5.1.1).
+    const part = section.replace(/^\r\n/, '');
+    const split = part.indexOf('\r\n\r\n');
+    const content = split === -1 ? part : part.slice(split + 4);
     try {
       bodies.push(JSON.parse(content.trim()) as unknown);
     } catch {

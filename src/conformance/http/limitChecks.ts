@@ -46,7 +46,8 @@ function clearAnswer(answer: Exchange, expected: string): CheckOutcome {
   if (received.status === 200 && body !== undefined && executionResultProblem(body) === null) {
     return passBecause(message === undefined ? 'Executed: 200 with data.' : `Answered 200 with errors: ${message}`);
   }
-  return fail(answer, `Answered ${received.status}${received.status >= 500 ? ' (a server error)' : ''} ${body === undefined ? 'with a body that is not JSON' : ''}.`.replace(' .', '.'), expected);
+  const what = received.status >= 500 ? ' (a server error)' : body === undefined ? ' with a body that is not JSON' : ' with a body that is not an execution result';
+  return fail(answer, `Answered ${received.status}${what}.`, expected);
 }
 
 const batching: Check<HttpTargetOptions> = {
