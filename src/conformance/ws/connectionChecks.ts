@@ -128,7 +128,7 @@ const forbidden: Check<WsTargetOptions> = {
   run: async (target) => {
     const { connectionParams } = target;
     if (connectionParams === undefined) {
-      return { status: 'skip', evidence: { why: 'Applies to a server that authenticates connection_init: give the credentials it accepts with the `connectionParams` option; the check sends them spoiled.' } };
+      return { status: 'skip', evidence: { why: 'Applies to a server that authenticates connection_init: give the credentials it accepts with the `connectionParams` option (--connection-params on the command line); the check sends them spoiled.' } };
     }
     return withSocket(socketTarget(target), async (socket) => {
       socket.send({ type: 'connection_init', payload: spoiled(connectionParams) });

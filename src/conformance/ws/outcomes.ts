@@ -79,7 +79,7 @@ export async function expectClose(socket: ProtocolSocket, code: number, after: s
 /** The connection_init that opens every check that needs an acknowledged connection. */
 export async function acknowledged(socket: ProtocolSocket, target: WsTargetOptions): Promise<CheckOutcome | null> {
   if (await socket.init(target.connectionParams)) return null;
-  return fail(socket, 'Could not start: connection_init was not answered with connection_ack (give credentials with the `connectionParams` option if the server asks for them).');
+  return fail(socket, 'Could not start: connection_init was not answered with connection_ack (give credentials with the `connectionParams` option, --connection-params on the command line, if the server asks for them).');
 }
 
 /** Runs `body` on an acknowledged socket, or fails if the connection is not acknowledged. */
