@@ -16,6 +16,7 @@ import {
   incrementalRules,
   legacyExecuteIncrementally,
   makeSchema,
+  subscribe,
 } from '../src/index.ts';
 import { SPECIFIED_AND_INCREMENTAL_RULES } from '../src/language/graphqlCompat.ts';
 import { GRAPHQL_MAJOR, byMajor } from './support/graphqlMajor.ts';
@@ -114,6 +115,52 @@ describe('execute on an operation that defers or streams', () => {
     const document = parse('{ hero { id ... @defer(if: false) { name } } list @stream(if: false) }');
     expect(await execute({ schema: bare, document, rootValue })).toEqual({ data: { hero: { id: '1', name: 'Luke' }, list: ['a', 'b'] } });
   });
+});
+
+describe('subscribe on an operation whose @defer or @stream came true through a variable', () => {
+  const subscribed = makeSchema({
+    typeDefs: 'type Query { a: Int } type Review { id: ID stars: Int tags: [String] } type Subscription { reviewAdded: Review }',
+    resolvers: {
+      Subscription: {
+        reviewAdded: {
+          subscribe: async function* () {
+            yield { reviewAdded: { id: '1', stars: 5, tags: ['a', 'b'] } };
+          },
+          resolve: (event: { reviewAdded: unknown }) => event.reviewAdded,
+        },
+      },
+    },
+  });
+  const cases = [
+    {
+      source: 'subscription($on: Boolean!) { reviewAdded { id ... @defer(if: $on) { stars } } }',
+      message: '`@defer` directive not supported on subscription operations. Disable `@defer` by setting the `if` argument to `false`.',
+      path: ['reviewAdded'],
+      column: 31,
+      whole: { reviewAdded: { id: '1', stars: 5 } },
+    },
+    {
+      source: 'subscription($on: Boolean!) { reviewAdded { id tags @stream(if: $on) } }',
+      message: '`@stream` directive not supported on subscription operations. Disable `@stream` by setting the `if` argument to `false`.',
+      path: ['reviewAdded', 'tags'],
+      column: 48,
+      whole: { reviewAdded: { id: '1', tags: ['a', 'b'] } },
+    },
+  ];
+  for (const { source, message, path, column, whole } of cases) {
+    it(`${source}: ${byMajor({ 16: 'runs each event whole (graphql 16)', 17: 'fails the field with graphql 17\'s message' })}`, async () => {
+      const events = async (run: typeof graphql.subscribe) => {
+        const stream = (await run({ schema: subscribed, document: parse(source), variableValues: { on: true } })) as AsyncIterable<unknown>;
+        const results: unknown[] = [];
+        for await (const result of stream) results.push(JSON.parse(JSON.stringify(result)));
+        return results;
+      };
+      const ours = await events(subscribe as typeof graphql.subscribe);
+      expect(ours).toEqual(await events(graphql.subscribe));
+      const refused = { errors: [{ message, locations: [{ line: 1, column }], path }], data: path.length === 1 ? { reviewAdded: null } : { reviewAdded: { id: '1', tags: null } } };
+      expect(ours).toEqual([GRAPHQL_MAJOR >= 17 ? refused : { data: whole }]);
+    });
+  }
 });
 
 describe('experimentalExecuteIncrementally and legacyExecuteIncrementally', () => {

@@ -7,8 +7,15 @@
  * AbortedGraphQLExecutionError carrying the reason and the result as it stood. A `@defer` among
  * the root fields refuses the operation before any resolver runs.
  *
+ * A subscription's events are refused otherwise (refuseIncrementalInSubscription): a field whose
+ * selection set would defer, or a list field that would stream, fails with graphql 17's message
+ * asking for `if: false`, and the event's result holds that field error; nothing is aborted.
+ * (Validation already refuses `@defer`/`@stream` in subscriptions unless `if` may be false: these
+ * are the ones whose `if` is a variable that came true.)
+ *
  * Only under graphql 17 (graphqlCompat.ts EXECUTE_REFUSES_INCREMENTAL): graphql 16's `execute`
- * knows no such directives and runs the whole operation into one result, as ours then does.
+ * and `subscribe` know no such directives and run the whole operation into one result, as ours
+ * then does.
  * Incremental delivery itself is `experimentalExecuteIncrementally` (execution/incremental/).
  */
 import { GraphQLError } from 'graphql';
@@ -38,6 +45,24 @@ const REFUSAL: IncrementalHooks = {
   completeStreamedList(exec, field) {
     const stream = directiveValues(STREAM_DIRECTIVE, field.fieldNodes[0] as FieldNode, exec.variableValues);
     if (stream !== undefined && stream['if'] !== false) refuse(exec);
+    return NOT_HANDLED;
+  },
+};
+
+/** Installs the refusal on the execution of a subscription's event (subscribe.ts). */
+export function refuseIncrementalInSubscription(exec: Execution): void {
+  exec.incremental = SUBSCRIPTION_REFUSAL;
+  (exec as { plainReads: boolean }).plainReads = false;
+}
+
+const SUBSCRIPTION_REFUSAL: IncrementalHooks = {
+  executeSelectionSet(exec, _field, selections) {
+    if (defersHere(exec, selections)) throw new Error('`@defer` directive not supported on subscription operations. Disable `@defer` by setting the `if` argument to `false`.');
+    return NOT_HANDLED;
+  },
+  completeStreamedList(exec, field) {
+    const stream = directiveValues(STREAM_DIRECTIVE, field.fieldNodes[0] as FieldNode, exec.variableValues);
+    if (stream !== undefined && stream['if'] !== false) throw new Error('`@stream` directive not supported on subscription operations. Disable `@stream` by setting the `if` argument to `false`.');
     return NOT_HANDLED;
   },
 };

@@ -39,6 +39,7 @@ import {
 import type { VariableValues } from '../language/graphqlCompat.ts';
 import { isTraced, knownOperationContext, operationContext, subscribeChannel, traced } from '../language/tracingChannels.ts';
 import { fieldDefinition } from '../language/fieldDefinition.ts';
+import { refuseIncrementalInSubscription } from './refuseIncremental.ts';
 import { assertValidExecutionArguments, executeEventCoercingVariables, executeWithVariables, operationVariables } from './execute.ts';
 import type { ExecuteArgs } from './execute.ts';
 import { newPath, pathToArray } from './path.ts';
@@ -113,7 +114,9 @@ async function subscribeWithVariables(plan: OperationPlan, args: PlannedSubscrib
   // resolver may change without the next event seeing it. graphql 17 coerces them once, and
   // every event shares them (graphqlCompat.ts).
   if (COERCES_VARIABLES_PER_EVENT) return mapAsyncIterable(source.stream, (payload) => executeEventCoercingVariables(plan, { ...args, rootValue: payload }));
-  return mapAsyncIterable(source.stream, (payload) => executeWithVariables(plan, { ...args, rootValue: payload }, variables));
+  // graphql 17 refuses an event's @defer or @stream whose `if` came true (refuseIncremental.ts).
+  const prepare = plan.incremental ? refuseIncrementalInSubscription : undefined;
+  return mapAsyncIterable(source.stream, (payload) => executeWithVariables(plan, { ...args, rootValue: payload }, variables, prepare));
 }
 
 /**
