@@ -16,7 +16,7 @@ type GraphqlHttp = typeof import('graphql-http');
 type Audit = ReturnType<GraphqlHttp['serverAudits']>[number];
 
 /** graphql-http, or the error saying how to get it. */
-export async function loadGraphqlHttp(): Promise<GraphqlHttp> {
+async function loadGraphqlHttp(): Promise<GraphqlHttp> {
   try {
     return await import('graphql-http');
   } catch (error) {
