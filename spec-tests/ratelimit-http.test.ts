@@ -345,6 +345,26 @@ describe('a cost budget (100 points per 100 s: 1 point back per second)', () => 
     expect(response.headers['ratelimit']).toBe('"cost";r=96;t=4');
   });
 
+  it('refunds a deferred operation with its last payload, which reports the standing in extensions.cost.throttleStatus', async () => {
+    const { url } = await serve({ rateLimit: { cost: COST_BUDGET } });
+    const response = await postJson(url, { query: `{ items(count: 29) { ... @defer { child { id } } } }` }, 'multipart/mixed; incrementalSpec=v0.2');
+    expect(response.status).toBe(200);
+    // The first part goes before the actual cost is known: its RateLimit header is the charge's.
+    expect(response.headers['ratelimit']).toBe('"cost";r=70;t=30');
+    const payloads = response.text
+      .split('\r\n---')
+      .map((part) => part.split('\r\n\r\n')[1])
+      .filter((body): body is string => body !== undefined)
+      .map((body) => JSON.parse(body) as { hasNext: boolean; extensions?: unknown });
+    expect(payloads.map((payload) => payload.hasNext)).toEqual([true, false]);
+    // 30 charged, 30 − 4 given back once the last payload says 4 were spent.
+    expect(payloads[1]?.extensions).toEqual({
+      cost: { requested: 30, actual: 4, limit: 1000, throttleStatus: { maximumAvailable: 100, currentlyAvailable: 96, restoreRate: 1 } },
+    });
+    const next = await postJson(url, { query: '{ __typename }' }, GRAPHQL_RESPONSE);
+    expect(next.headers['ratelimit']).toMatch(/^"cost";r=9[56];t=[45]$/);
+  });
+
   it('refuses a query whose requested cost is over the whole budget as a request error (400 COST_LIMIT_EXCEEDED), not a 429, and charges it 1 point', async () => {
     const { url, probe } = await serve({ rateLimit: { cost: COST_BUDGET } });
     const response = await postJson(url, { query: itemsQuery(150) }, GRAPHQL_RESPONSE);

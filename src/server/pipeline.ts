@@ -79,7 +79,7 @@ import type { OperationScope } from './operationScope.ts';
 import { executeIncrementally } from './incrementalDelivery.ts';
 import type { IncrementalOptions } from './incrementalDelivery.ts';
 import { rateLimited, requestErrors, withStanding } from './outcomes.ts';
-import type { NotAllowed, OperationIncremental, OperationOutcome, OperationResult, OperationStream } from './outcomes.ts';
+import type { NotAllowed, OperationIncremental, OperationOutcome, OperationResult, OperationStream, SubsequentPayload } from './outcomes.ts';
 import { introspectionRolesOf, onDeniedOf, rateLimitOptions, trustProxyOf } from './pipelineOptions.ts';
 import type { PipelineOptions } from './pipelineOptions.ts';
 import { ReadyOperation } from './readyOperation.ts';
@@ -586,13 +586,13 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
 
   /** What the execution did not spend of the cost charged, given back; the result says where the budget stands. */
   private refund(outcome: OperationResult | OperationStream | OperationIncremental, limiter: RateLimiter, admission: RateStanding, key: string, charged: number): OperationOutcome {
+    if (outcome.kind === 'incremental') {
+      // The actual cost is known with the last payload (its cost report), the refund then.
+      return { ...outcome, subsequent: refundedWithLastPayload(outcome.subsequent, (extensions) => refundedCost(extensions, limiter, admission, key, charged).extensions), rate: admission };
+    }
     if (outcome.kind !== 'result') return withStanding(outcome, admission);
-    const cost = outcome.result.extensions?.['cost'] as { actual?: number } | undefined;
-    const standing = cost?.actual === undefined ? admission : limiter.refund(admission, key, charged - Math.max(cost.actual, 1));
-    const status = throttleStatus(standing);
-    const result =
-      cost === undefined || status === null ? outcome.result : { ...outcome.result, extensions: { ...outcome.result.extensions, cost: { ...cost, throttleStatus: status } } };
-    return { ...outcome, result, rate: standing };
+    const { extensions, standing } = refundedCost(outcome.result.extensions, limiter, admission, key, charged);
+    return { ...outcome, result: extensions === outcome.result.extensions ? outcome.result : { ...outcome.result, extensions }, rate: standing };
   }
 
   // ── execute ─────────────────────────────────────────────────────────────────────────────────
@@ -720,4 +720,38 @@ function incrementalNotAcceptable(): OperationResult {
       ErrorCode.IncrementalNotAcceptable,
     ),
   ]);
+}
+
+/**
+ * Gives back what an execution did not spend of the cost charged for it (its cost report's
+ * `actual`, at least 1), and says in the report where the budget then stands (`throttleStatus`).
+ * Extensions without an actual cost are returned as they are, with the admission's standing.
+ */
+function refundedCost(
+  extensions: Record<string, unknown> | undefined,
+  limiter: RateLimiter,
+  admission: RateStanding,
+  key: string,
+  charged: number,
+): { extensions: Record<string, unknown> | undefined; standing: RateStanding } {
+  const cost = extensions?.['cost'] as { actual?: number } | undefined;
+  if (cost?.actual === undefined) return { extensions, standing: admission };
+  const standing = limiter.refund(admission, key, charged - Math.max(cost.actual, 1));
+  const status = throttleStatus(standing);
+  return { extensions: status === null ? extensions : { ...extensions, cost: { ...cost, throttleStatus: status } }, standing };
+}
+
+/** The payloads as they come, the last one's extensions passed through `finish` (incremental delivery's refund). */
+async function* refundedWithLastPayload(
+  payloads: AsyncGenerator<SubsequentPayload, void, void>,
+  finish: (extensions: Record<string, unknown> | undefined) => Record<string, unknown> | undefined,
+): AsyncGenerator<SubsequentPayload, void, void> {
+  for await (const payload of payloads) {
+    if (payload.hasNext) {
+      yield payload;
+      continue;
+    }
+    const extensions = finish(payload.extensions);
+    yield extensions === payload.extensions ? payload : { ...payload, extensions };
+  }
 }
