@@ -13,9 +13,9 @@ import { executionResultProblem } from '../executionResult.ts';
 const INVALID_QUERY = '{ conformanceFieldThatDoesNotExist }';
 
 /** Messages about operation `id`, read until one of type `until` (included), a close or the timeout. */
-async function messagesFor(socket: ProtocolSocket, id: string, until: readonly string[], timeoutMs = 5000): Promise<Received[]> {
+async function messagesFor(socket: ProtocolSocket, id: string, until: readonly string[]): Promise<Received[]> {
   const seen: Received[] = [];
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + socket.timeoutMs;
   for (;;) {
     const message = await socket.nextMatching((each) => typeof each === 'object' && each.id === id, Math.max(0, deadline - Date.now()));
     if (message === null) return seen;

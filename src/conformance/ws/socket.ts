@@ -78,6 +78,11 @@ export class ProtocolSocket {
     });
   }
 
+  /** How long one wait lasts. */
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
   /** The subprotocol the server selected ('' when none). */
   get protocol(): string {
     return this.#socket.protocol;
