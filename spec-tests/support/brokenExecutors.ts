@@ -1,0 +1,61 @@
+/**
+ * Executors made wrong in exactly one way each, for the conformance kit's own tests: every kind of
+ * executor check must fail against the one that breaks its rule, so that no check can pass
+ * vacuously. Each wraps graphql-js's execute and changes one thing.
+ */
+import { execute, visit } from 'graphql';
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
+import type { ExecutorTarget } from '../../src/conformance/executor/index.ts';
+
+/** Answers without its errors, as an executor that loses them would. */
+export const dropsErrors: ExecutorTarget = {
+  execute: async (args) => {
+    const { errors: _dropped, ...rest } = await execute(args);
+    return rest;
+  },
+};
+
+function reversed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reversed);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).reverse().map(([key, inner]) => [key, reversed(inner)]));
+}
+
+/** Lists every object's fields in the reverse of the order they were asked for. */
+export const reordersFields: ExecutorTarget = {
+  execute: async (args) => {
+    const result = await execute(args);
+    return 'data' in result ? { ...result, data: reversed(result.data) as ExecutionResult['data'] } : result;
+  },
+};
+
+/** Runs the document as if no field had `@skip`. */
+export const ignoresSkip: ExecutorTarget = {
+  execute: (args: ExecutionArgs) =>
+    execute({ ...args, document: visit(args.document, { Directive: (node) => (node.name.value === 'skip' ? null : undefined) }) }),
+};
+
+/** Coerces variables wrongly: every variable value that is a number arrives as a string. */
+export const coercesVariablesWrongly: ExecutorTarget = {
+  execute: (args) =>
+    execute({ ...args, variableValues: args.variableValues == null ? args.variableValues : Object.fromEntries(Object.entries(args.variableValues).map(([name, value]) => [name, typeof value === 'number' ? String(value) : value])) }),
+};
+
+/** Answers every operation with nothing at all: every check of the kit must fail against it. */
+export const answersNothing: ExecutorTarget = { execute: () => ({ data: { nothing: true } }) as ExecutionResult };
+
+/** Throws instead of answering. */
+export const throws: ExecutorTarget = {
+  execute: () => {
+    throw new Error('this executor throws');
+  },
+};
+
+/** Drops the `locations` of every error (the kind of shortcut a fast executor takes). */
+export const dropsLocations: ExecutorTarget = {
+  execute: async (args) => {
+    const result = await execute(args);
+    return result.errors === undefined ? result : { ...result, errors: result.errors.map((error) => ({ ...error.toJSON(), locations: undefined }) as never) };
+  },
+};
+
