@@ -27,6 +27,8 @@ const TIMEOUT_MS = 5000;
 interface Column {
   peer: string;
   outcomes: Map<string, CheckStatus> | string;
+  /** For a pass that says which of the accepted answers came: that answer, in a few words. */
+  notes: Map<string, string>;
 }
 
 /** Runs a check; a check that throws is a failure of the run, shown as such. */
@@ -38,11 +40,33 @@ async function outcomeOf<T>(check: Check<T>, target: T): Promise<CheckOutcome> {
   }
 }
 
-async function runAll<T>(checks: ReadonlyArray<Check<T>>, target: T, label: string): Promise<Map<string, CheckStatus>> {
+/**
+ * The answer a passing check names, in a few words for a table cell: batched or refused, 413 or
+ * 400 or executed, refused at the upgrade or closed with 4406.
+ */
+function shortNote(why: string): string {
+  const rules: Array<[RegExp, (match: RegExpExecArray) => string]> = [
+    [/^Batching supported/, () => 'batched'],
+    [/^Batching refused with (\d+)/, (match) => `refused ${match[1]}`],
+    [/^Refused with HTTP (\d+)/, (match) => `HTTP ${match[1]}`],
+    [/^Refused with (\d+)/, (match) => match[1] ?? ''],
+    [/^Executed/, () => 'executed'],
+    [/^Answered 200 with errors/, () => '200 + errors'],
+    [/closed with 4406/, () => '4406'],
+  ];
+  for (const [pattern, say] of rules) {
+    const match = pattern.exec(why);
+    if (match !== null) return say(match);
+  }
+  return '';
+}
+
+async function runAll<T>(checks: ReadonlyArray<Check<T>>, target: T, label: string, notes: Map<string, string>): Promise<Map<string, CheckStatus>> {
   const outcomes = new Map<string, CheckStatus>();
   for (const check of checks) {
     const outcome = await outcomeOf(check, target);
     outcomes.set(check.id, outcome.status);
+    if (outcome.status === 'pass' && outcome.evidence !== undefined) notes.set(check.id, shortNote(outcome.evidence.why));
     if (outcome.status === 'fail') process.stderr.write(`${label} ${check.id} (${check.requirement}): ${outcome.evidence.why}\n`);
   }
   return outcomes;
@@ -57,13 +81,19 @@ async function measure(): Promise<{ http: Column[]; ws: Column[] }> {
     process.stderr.write(`-- ${peer.name}\n`);
     const running = await peer.start().catch((error: unknown) => `did not start: ${error instanceof Error ? error.message : String(error)}`);
     if (typeof running === 'string') {
-      if (peer.serves.http) http.push({ peer: peer.name, outcomes: running });
-      if (peer.serves.ws) ws.push({ peer: peer.name, outcomes: running });
+      if (peer.serves.http) http.push({ peer: peer.name, outcomes: running, notes: new Map() });
+      if (peer.serves.ws) ws.push({ peer: peer.name, outcomes: running, notes: new Map() });
       continue;
     }
     try {
-      if (running.httpUrl !== undefined) http.push({ peer: peer.name, outcomes: await runAll(httpList, { url: running.httpUrl, query: QUERY, subscription: SUBSCRIPTION, timeoutMs: TIMEOUT_MS }, `${peer.name} http`) });
-      if (running.wsUrl !== undefined) ws.push({ peer: peer.name, outcomes: await runAll(wsList, { url: running.wsUrl, query: QUERY, subscription: SUBSCRIPTION, timeoutMs: TIMEOUT_MS }, `${peer.name} ws`) });
+      if (running.httpUrl !== undefined) {
+        const notes = new Map<string, string>();
+        http.push({ peer: peer.name, outcomes: await runAll(httpList, { url: running.httpUrl, query: QUERY, subscription: SUBSCRIPTION, timeoutMs: TIMEOUT_MS }, `${peer.name} http`, notes), notes });
+      }
+      if (running.wsUrl !== undefined) {
+        const notes = new Map<string, string>();
+        ws.push({ peer: peer.name, outcomes: await runAll(wsList, { url: running.wsUrl, query: QUERY, subscription: SUBSCRIPTION, timeoutMs: TIMEOUT_MS }, `${peer.name} ws`, notes), notes });
+      }
     } finally {
       await running.close();
     }
@@ -90,7 +120,11 @@ function table(title: string, columns: Column[], checks: ReadonlyArray<{ id: str
   const rule = `|---|---|${columns.map(() => '---').join('|')}|`;
   const totals = (['MUST', 'SHOULD', 'MAY'] as const).map((requirement) => `| **${requirement} checks passed / run** | ${requirement} | ${summary(columns, checks, requirement).join(' | ')} |`);
   const rows = checks.map((check) => {
-    const cells = columns.map(({ outcomes }) => (typeof outcomes === 'string' ? '—' : MARK[outcomes.get(check.id) ?? 'skip']));
+    const cells = columns.map(({ outcomes, notes }) => {
+      if (typeof outcomes === 'string') return '—';
+      const note = notes.get(check.id);
+      return `${MARK[outcomes.get(check.id) ?? 'skip']}${note === undefined || note === '' ? '' : ` ${note}`}`;
+    });
     return `| \`${check.id}\` | ${check.requirement} | ${cells.join(' | ')} |`;
   });
   const absent = columns.filter((column) => typeof column.outcomes === 'string').map((column) => `${column.peer}: ${String(column.outcomes)}.`);
@@ -109,7 +143,7 @@ function writeBetweenMarkers(text: string): void {
 
 const { http, ws } = await measure();
 const [httpList, wsList] = [await httpChecks(), wsChecks()];
-const versions = `Measured with Node ${process.version} by \`npx tsx scripts/conformance-matrix-servers.ts\`: ✓ passed, ✗ failed, skip: the server does not offer what the check needs (SSE, multipart), — not measured.`;
+const versions = `Measured with Node ${process.version} by \`npx tsx scripts/conformance-matrix-servers.ts\`: ✓ passed (with the answer given, where the rule accepts several), ✗ failed, skip: the server does not offer what the check needs (SSE, multipart, authentication), — not measured.`;
 const text = [versions, '', '#### GraphQL over HTTP', '', table('HTTP check', http, httpList), '', '#### GraphQL over WebSocket (graphql-transport-ws)', '', table('WebSocket check', ws, wsList)].join('\n');
 process.stdout.write(`${text}\n`);
 if (!process.argv.includes('--print')) writeBetweenMarkers(text);
