@@ -103,6 +103,15 @@ describe('checks that need an operation', () => {
   });
 });
 
+describe('a target that is not there', () => {
+  it('fails every check that needs a socket, saying the socket could not be opened', async () => {
+    const gone = await startOurs();
+    await gone.close();
+    const outcome = await check('ws.ping.pong').run(target(gone));
+    expect(outcome).toEqual({ status: 'fail', evidence: { why: expect.stringMatching(/^Could not open a WebSocket: .*ECONNREFUSED/), sent: { url: gone.wsUrl, subprotocols: ['graphql-transport-ws'] } } });
+  });
+});
+
 describe('each check fails against the server broken in its way', () => {
   it.each(Object.entries(BROKEN_WS).map(([id, variant]) => [id, variant.wrong, variant] as const))('%s fails against a server that %s', async (id, _wrong, variant) => {
     const broken = await startBrokenWsServer(variant.fault, variant.connectionParams !== undefined);

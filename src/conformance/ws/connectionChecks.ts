@@ -5,9 +5,9 @@
  */
 import type { Check } from '../check.ts';
 import { tryUpgrade } from './handshake.ts';
-import { DEFAULT_TIMEOUT_MS, PASS, acknowledged, expectClose, fail, protocolRule, socketTarget } from './outcomes.ts';
+import { DEFAULT_TIMEOUT_MS, PASS, acknowledged, expectClose, fail, onSocket, protocolRule, socketTarget } from './outcomes.ts';
 import type { WsTargetOptions } from './outcomes.ts';
-import { ProtocolSocket, SUBPROTOCOL, withSocket } from './socket.ts';
+import { ProtocolSocket, SUBPROTOCOL } from './socket.ts';
 
 /** A subprotocol no server speaks. */
 const UNSUPPORTED_SUBPROTOCOL = 'graphql-conformance-unsupported';
@@ -68,7 +68,7 @@ const ack: Check<WsTargetOptions> = {
   rule: protocolRule('connectionack'),
   requirement: 'MUST',
   run: (target) =>
-    withSocket(socketTarget(target), async (socket) => {
+    onSocket(target, async (socket) => {
       socket.send(target.connectionParams === undefined ? { type: 'connection_init' } : { type: 'connection_init', payload: target.connectionParams });
       const answer = await socket.next();
       if (typeof answer === 'object' && answer !== null && answer.type === 'connection_ack') {
@@ -86,7 +86,7 @@ const initTimeout: Check<WsTargetOptions> = {
   rule: protocolRule('connectioninit'),
   requirement: 'MUST',
   run: (target) =>
-    withSocket(socketTarget(target), async (socket) => {
+    onSocket(target, async (socket) => {
       const closed = await socket.closed();
       if (closed?.code === 4408) return PASS;
       const waited = target.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -104,7 +104,7 @@ const duplicateInit: Check<WsTargetOptions> = {
   rule: protocolRule('connectioninit'),
   requirement: 'MUST',
   run: (target) =>
-    withSocket(socketTarget(target), async (socket) => {
+    onSocket(target, async (socket) => {
       const notAcknowledged = await acknowledged(socket, target);
       if (notAcknowledged !== null) return notAcknowledged;
       socket.send(target.connectionParams === undefined ? { type: 'connection_init' } : { type: 'connection_init', payload: target.connectionParams });
@@ -130,7 +130,7 @@ const forbidden: Check<WsTargetOptions> = {
     if (connectionParams === undefined) {
       return { status: 'skip', evidence: { why: 'Applies to a server that authenticates connection_init: give the credentials it accepts with the `connectionParams` option (--connection-params on the command line); the check sends them spoiled.' } };
     }
-    return withSocket(socketTarget(target), async (socket) => {
+    return onSocket(target, async (socket) => {
       socket.send({ type: 'connection_init', payload: spoiled(connectionParams) });
       return expectClose(socket, 4403, 'on a connection_init whose credentials were replaced by invalid ones');
     });
@@ -143,7 +143,7 @@ const subscribeBeforeAck: Check<WsTargetOptions> = {
   rule: protocolRule('subscribe'),
   requirement: 'MUST',
   run: (target) =>
-    withSocket(socketTarget(target), async (socket) => {
+    onSocket(target, async (socket) => {
       socket.send({ id: 'before-ack', type: 'subscribe', payload: { query: '{ __typename }' } });
       return expectClose(socket, 4401, 'on a subscribe sent before connection_init');
     }),

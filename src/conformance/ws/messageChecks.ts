@@ -3,9 +3,8 @@
  * message rule (anything the protocol does not specify closes the socket with 4400).
  */
 import type { Check } from '../check.ts';
-import { PASS, describeClose, expectClose, fail, isMessage, onAcknowledged, protocolRule, socketTarget } from './outcomes.ts';
+import { PASS, describeClose, expectClose, fail, isMessage, onAcknowledged, onSocket, protocolRule } from './outcomes.ts';
 import type { WsTargetOptions } from './outcomes.ts';
-import { withSocket } from './socket.ts';
 
 const pong: Check<WsTargetOptions> = {
   id: 'ws.ping.pong',
@@ -41,7 +40,7 @@ const pingBeforeInit: Check<WsTargetOptions> = {
   rule: protocolRule('ping'),
   requirement: 'MUST',
   run: (target) =>
-    withSocket(socketTarget(target), async (socket) => {
+    onSocket(target, async (socket) => {
       socket.send({ type: 'ping' });
       const answer = await socket.next();
       return isMessage(answer, 'pong') ? PASS : fail(socket, 'Expected pong in answer to a ping sent before connection_init.', { type: 'pong' });

@@ -4,7 +4,7 @@
  * report shows what was sent and what came back).
  */
 import type { CheckOutcome } from '../check.ts';
-import { withSocket } from './socket.ts';
+import { SUBPROTOCOL, SocketOpenError, withSocket } from './socket.ts';
 import type { Closed, ProtocolSocket, Received, SocketTarget } from './socket.ts';
 
 /** The target of the WebSocket checks: a server speaking graphql-transport-ws. */
@@ -82,7 +82,20 @@ export async function acknowledged(socket: ProtocolSocket, target: WsTargetOptio
   return fail(socket, 'Could not start: connection_init was not answered with connection_ack (give credentials with the `connectionParams` option, --connection-params on the command line, if the server asks for them).');
 }
 
+/**
+ * Runs `body` on a socket of its own, dropped afterwards; a socket that cannot be opened (the
+ * upgrade refused, no server) is the check's failure, saying why.
+ */
+export async function onSocket(target: WsTargetOptions, body: (socket: ProtocolSocket) => Promise<CheckOutcome>): Promise<CheckOutcome> {
+  try {
+    return await withSocket(socketTarget(target), body);
+  } catch (error) {
+    if (!(error instanceof SocketOpenError)) throw error;
+    return { status: 'fail', evidence: { why: `Could not open a WebSocket: ${error.message}`, sent: { url: target.url, subprotocols: [SUBPROTOCOL] } } };
+  }
+}
+
 /** Runs `body` on an acknowledged socket, or fails if the connection is not acknowledged. */
 export function onAcknowledged(target: WsTargetOptions, body: (socket: ProtocolSocket) => Promise<CheckOutcome>): Promise<CheckOutcome> {
-  return withSocket(socketTarget(target), async (socket) => (await acknowledged(socket, target)) ?? body(socket));
+  return onSocket(target, async (socket) => (await acknowledged(socket, target)) ?? body(socket));
 }

@@ -15,6 +15,9 @@ import type { RawData } from 'ws';
 /** The subprotocol of the GraphQL over WebSocket protocol. */
 export const SUBPROTOCOL = 'graphql-transport-ws';
 
+/** A socket that could not be opened: the upgrade was refused, or no server answered. */
+export class SocketOpenError extends Error {}
+
 /** How a socket closed. */
 export interface Closed {
   code: number;
@@ -72,9 +75,9 @@ export class ProtocolSocket {
       socket.once('open', () => resolve(client));
       socket.once('unexpected-response', (_request, response) => {
         socket.terminate();
-        reject(new Error(`The upgrade was answered with HTTP ${response.statusCode ?? '?'} instead of 101.`));
+        reject(new SocketOpenError(`The upgrade was answered with HTTP ${response.statusCode ?? '?'} instead of 101.`));
       });
-      socket.once('error', (error) => reject(error));
+      socket.once('error', (error) => reject(new SocketOpenError(error.message)));
     });
   }
 
