@@ -22,6 +22,7 @@ import { promisify } from 'node:util';
 import { version as GRAPHQL_VERSION } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { buildFixtures } from '../scripts/build-fixtures.mjs';
 import { buildGraphiql } from '../scripts/build-graphiql.ts';
 import { nodeBinary } from '../scripts/node-binary.mjs';
 import { GRAPHQL_MAJOR, byMajor } from './support/graphqlMajor.ts';
@@ -60,6 +61,7 @@ beforeAll(async () => {
   mkdirSync(staging);
   // What `npm run build` does, into the staging copy.
   await run(process.execPath, [COMPILERS['TypeScript 7'], '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(staging, 'dist')], { cwd: ROOT });
+  await buildFixtures({ outDir: join(staging, 'dist') });
   await buildGraphiql({ outDir: join(staging, 'dist', 'graphiql'), quiet: true });
   for (const file of ['package.json', 'LICENSE', 'CHANGELOG.md', 'README.md']) copyFileSync(join(ROOT, file), join(staging, file));
   const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], { cwd: staging });
@@ -91,7 +93,7 @@ describe('the packed package', () => {
   it('holds the build, the licence and the changelog, and no sources or tests', async () => {
     const listed = await run('tar', ['-tzf', tarball]);
     const files = listed.stdout.trim().split('\n').map((line) => line.replace(/^package\//, ''));
-    for (const file of ['package.json', 'LICENSE', 'CHANGELOG.md', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/index.js.map', 'dist/graphiql/manifest.json']) {
+    for (const file of ['package.json', 'LICENSE', 'CHANGELOG.md', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/index.js.map', 'dist/graphiql/manifest.json', 'dist/fixtures/index.js', 'dist/fixtures/starwars/schema.graphql', 'dist/fixtures/cases/6.4-arguments.json']) {
       expect(files).toContain(file);
     }
     expect(files.filter((file) => file.startsWith('src/') || file.startsWith('spec-tests/') || file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
@@ -123,6 +125,19 @@ describe('the bin', () => {
     const allowed = await run('npx', ['--no-install', 'graphql-glassbox', 'schema-check', 'published.graphql', 'current.mjs', '--allow-breaking'], { cwd: main });
     expect(allowed.stdout).toContain('Additions (1):\n  FIELD_ADDED: Query.greeting was added.\nVersion: raise the major part (breaking changes).');
   });
+});
+
+describe('the conformance kit in the package', () => {
+  it('runs conformance executor with npx over an adapter of the project, from the fixtures the package ships', async () => {
+    writeFileSync(join(main, 'adapter.mjs'), "export { execute } from 'graphql';\n");
+    writeFileSync(join(main, 'drops-errors.mjs'), "import { execute as run } from 'graphql';\nexport async function execute(args) { const { errors, ...rest } = await run(args); return rest; }\n");
+    const passed = await run('npx', ['--no-install', 'graphql-glassbox', 'conformance', 'executor', 'adapter.mjs', '--count', '5', '--json', 'report.json'], { cwd: main });
+    expect(passed.stdout).toMatch(/\n\d{3} passed, 0 failed \(0 MUST\), 0 skipped\.\n$/);
+    const report = JSON.parse(readFileSync(join(main, 'report.json'), 'utf8')) as { summary: { pass: number } };
+    expect(report.summary.pass).toBeGreaterThanOrEqual(250);
+    const failed = run('npx', ['--no-install', 'graphql-glassbox', 'conformance', 'executor', 'drops-errors.mjs', '--count', '0', '--only', 'executor.6.7-errors.*'], { cwd: main });
+    await expect(failed).rejects.toMatchObject({ code: 1, stderr: 'conformance: a MUST check failed.\n' });
+  }, 120_000);
 });
 
 /** A server of the project's own: its buildSchema, resolvers set on the fields, a pub/sub for the subscription. */
