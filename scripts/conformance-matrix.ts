@@ -23,6 +23,7 @@ import { promisify } from 'node:util';
 import { version as graphqlVersion } from 'graphql';
 import type { CheckResult, ConformanceReport } from '../src/conformance/check.ts';
 import { runConformance } from '../src/conformance/runConformance.ts';
+import type { ExecutorConformanceOptions } from '../src/conformance/runConformance.ts';
 import { execute, experimentalExecuteIncrementally, subscribe } from '../src/index.ts';
 import { buildFixtures } from './build-fixtures.mjs';
 import { nodeBinary } from './node-binary.mjs';
@@ -63,11 +64,11 @@ async function graphql17(): Promise<ConformanceReport | string> {
 
 async function measure(): Promise<Column[]> {
   const adapter = (name: string) => join(ROOT, 'examples', 'conformance', name);
-  const inProcess: Array<[string, Parameters<typeof runConformance>[0]['kind'] extends never ? never : string | { execute: typeof execute }]> = [
+  const inProcess: Array<[string, ExecutorConformanceOptions['module']]> = [
     [`graphql-js ${graphqlVersion}`, adapter('graphql-js.mjs')],
     [`graphql-jit ${version('graphql-jit')}`, adapter('graphql-jit.mjs')],
     [`@graphql-tools/executor ${version('@graphql-tools/executor')}`, adapter('graphql-tools-executor.mjs')],
-    ['graphql-glassbox (ours)', { execute, subscribe, experimentalExecuteIncrementally } as { execute: typeof execute }],
+    ['graphql-glassbox (ours)', { execute, subscribe, experimentalExecuteIncrementally }],
   ];
   const columns: Column[] = [];
   for (const [name, module] of inProcess) {
