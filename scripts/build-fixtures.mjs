@@ -20,8 +20,8 @@ const FIXTURES = ['starwars', 'library', 'errors', 'bank', 'batching', 'cost'];
 
 /** The modules to compile and the files to copy, relative to fixtures/. */
 function inputs() {
-  const modules = ['index.ts', 'support.ts', 'types.ts', ...FIXTURES.map((name) => `${name}/index.ts`)];
-  const files = [...FIXTURES.map((name) => `${name}/schema.graphql`), ...readdirSync(join(ROOT, 'fixtures', 'cases')).filter((file) => file.endsWith('.json')).map((file) => `cases/${file}`)];
+  const modules = ['index.ts', 'support.ts', 'types.ts', ...FIXTURES.map((name) => `${name}/index.ts`), 'incremental/cases.ts'];
+  const files = [...FIXTURES.map((name) => `${name}/schema.graphql`), 'incremental/expected.json', ...readdirSync(join(ROOT, 'fixtures', 'cases')).filter((file) => file.endsWith('.json')).map((file) => `cases/${file}`)];
   return { modules, files };
 }
 

@@ -6,6 +6,7 @@
 import { execute, visit } from 'graphql';
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import type { ExecutorTarget } from '../../src/conformance/executor/index.ts';
+import { execute as glassboxExecute, experimentalExecuteIncrementally as glassboxIncrementally } from '../../src/index.ts';
 
 /** Answers without its errors, as an executor that loses them would. */
 export const dropsErrors: ExecutorTarget = {
@@ -42,7 +43,16 @@ export const coercesVariablesWrongly: ExecutorTarget = {
 };
 
 /** Answers every operation with nothing at all: every check of the kit must fail against it. */
-export const answersNothing: ExecutorTarget = { execute: () => ({ data: { nothing: true } }) as ExecutionResult };
+export const answersNothing: ExecutorTarget = { execute: () => ({ data: { nothing: true } }) as ExecutionResult, experimentalExecuteIncrementally: () => ({ data: { nothing: true } }) };
+
+/** Ours, but incremental delivery stops after the initial result: what was deferred never comes. */
+export const dropsSubsequentPayloads: ExecutorTarget = {
+  execute: glassboxExecute,
+  experimentalExecuteIncrementally: async (args) => {
+    const result = (await glassboxIncrementally(args)) as unknown as Record<string, unknown>;
+    return 'initialResult' in result ? { ...(result['initialResult'] as object), hasNext: false } : result;
+  },
+};
 
 /** Throws instead of answering. */
 export const throws: ExecutorTarget = {

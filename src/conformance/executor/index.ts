@@ -1,7 +1,8 @@
 /**
  * The executor target of the conformance kit (`graphql-glassbox conformance executor <module>`):
- * every case of fixtures/cases (one check per case, one file per spec section), then the
- * differential run against the installed graphql-js (one check per fixture).
+ * every case of fixtures/cases (one check per case, one file per spec section), the incremental
+ * delivery cases when the module exports experimentalExecuteIncrementally, then the differential
+ * run against the installed graphql-js (one check per fixture).
  *
  * While a check runs, a rejected promise nobody handles is absorbed: graphql-js itself leaves some
  * behind when a list item fails while a sibling is pending, and such a promise must not end the
@@ -11,7 +12,8 @@ import type { Check } from '../check.ts';
 import { caseChecks } from './caseChecks.ts';
 import { differentialChecks } from './differential.ts';
 import type { DifferentialOptions } from './differential.ts';
-import { loadFixtures, loadSections } from './kitFiles.ts';
+import { incrementalChecks } from './incrementalChecks.ts';
+import { loadFixtures, loadIncremental, loadSections } from './kitFiles.ts';
 import type { ExecutorTarget } from './target.ts';
 
 export { loadExecutorModule } from './target.ts';
@@ -20,10 +22,10 @@ export type { DifferentialOptions } from './differential.ts';
 
 export const DEFAULT_DIFFERENTIAL: DifferentialOptions = { count: 100, seed: 1 };
 
-/** Every executor check: the cases, then the differential run. */
+/** Every executor check: the cases, the incremental delivery cases, then the differential run. */
 export async function executorChecks(differential: DifferentialOptions = DEFAULT_DIFFERENTIAL): Promise<Array<Check<ExecutorTarget>>> {
   const fixtures = await loadFixtures();
-  const checks = [...caseChecks(loadSections(), fixtures), ...differentialChecks([...fixtures.values()], differential)];
+  const checks = [...caseChecks(loadSections(), fixtures), ...incrementalChecks(await loadIncremental()), ...differentialChecks([...fixtures.values()], differential)];
   return checks.map((check) => ({ ...check, run: (target: ExecutorTarget) => absorbingRejections(() => check.run(target)) }));
 }
 

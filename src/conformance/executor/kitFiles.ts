@@ -71,6 +71,33 @@ export function loadSections(): KitSection[] {
     .map((file) => ({ section: file.replace(/\.json$/, ''), cases: JSON.parse(readFileSync(new URL(file, cases), 'utf8')) as KitCase[] }));
 }
 
+/** One case of fixtures/incremental/cases.ts. */
+export interface KitIncrementalCase {
+  name: string;
+  query: string;
+  variables?: Record<string, unknown>;
+  /** A fresh root value per run. */
+  root(): unknown;
+  early?: boolean;
+}
+
+export interface IncrementalCases {
+  schema: GraphQLSchema;
+  deferCases: ReadonlyArray<KitIncrementalCase>;
+  streamCases: ReadonlyArray<KitIncrementalCase>;
+  /** graphql-js 17's payloads, by `@<directive> <name> (<format>)`. */
+  expected: Record<string, unknown>;
+}
+
+/** The incremental delivery cases and graphql-js 17's recorded payloads. */
+export async function loadIncremental(): Promise<IncrementalCases> {
+  const folder = new URL('incremental/', fixturesFolder());
+  const entry = new URL(existsSync(fileURLToPath(new URL('cases.js', folder))) ? 'cases.js' : 'cases.ts', folder);
+  const module = (await import(entry.href)) as Omit<IncrementalCases, 'expected'>;
+  const expected = JSON.parse(readFileSync(new URL('expected.json', folder), 'utf8')) as Record<string, unknown>;
+  return { schema: module.schema, deferCases: module.deferCases, streamCases: module.streamCases, expected };
+}
+
 /** The response a case expects from graphql of this major (17 words some messages differently). */
 export function expectedFor(testCase: KitCase, major: number): ExpectedResponse | undefined {
   return major >= 17 && testCase.expectedGraphql17 !== undefined ? testCase.expectedGraphql17 : testCase.expected;
