@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { execute as graphqlExecute } from 'graphql';
+import { execute as graphqlExecute, subscribe as graphqlSubscribe } from 'graphql';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../src/cli/commands.ts';
 import { CONFORMANCE_USAGE } from '../src/cli/conformance.ts';
@@ -21,7 +21,7 @@ import type { ExecutorTarget } from '../src/conformance/executor/index.ts';
 import { escapeXml, formatTable, toJson, toJunit } from '../src/conformance/report.ts';
 import { runChecks, selectChecks } from '../src/conformance/runChecks.ts';
 import { runConformance } from '../src/conformance/runConformance.ts';
-import { execute, experimentalExecuteIncrementally } from '../src/index.ts';
+import { execute, experimentalExecuteIncrementally, subscribe } from '../src/index.ts';
 import * as broken from './support/brokenExecutors.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -188,17 +188,32 @@ describe('the report', () => {
 describe('the executor target', () => {
   const run = (module: ExecutorTarget, count = 30) => runConformance({ kind: 'executor', module, generated: { count, seed: 7 } });
 
-  it('passes every check against ours, and every check but the skipped incremental ones against graphql-js execute alone', async () => {
-    const ours = await run({ execute, experimentalExecuteIncrementally });
+  it('passes every check against ours, and every check but the skipped subscription and incremental ones against graphql-js execute alone', async () => {
+    const ours = await run({ execute, subscribe, experimentalExecuteIncrementally });
     expect(ours.results.length).toBeGreaterThanOrEqual(300);
     expect(ours.results.filter((result) => result.status !== 'pass').map((result) => result.id)).toEqual([]);
     const graphqlJs = await run({ execute: graphqlExecute });
     expect(failing(graphqlJs)).toEqual([]);
     const skipped = graphqlJs.results.filter((result) => result.status === 'skip');
-    expect(skipped.map((result) => result.id)).toEqual(ours.results.map((result) => result.id).filter((id) => id.startsWith('executor.incremental.')));
-    expect(skipped.length).toBeGreaterThanOrEqual(40);
-    expect(skipped[0]?.evidence?.why).toBe('The module exports no experimentalExecuteIncrementally.');
+    expect(skipped.map((result) => result.id)).toEqual(ours.results.map((result) => result.id).filter((id) => /^executor\.(subscription|incremental)\./.test(id)));
+    expect(skipped.length).toBeGreaterThanOrEqual(44);
+    expect(skipped[0]?.evidence?.why).toBe('The module exports no subscribe.');
+    expect(skipped.at(-1)?.evidence?.why).toBe('The module exports no experimentalExecuteIncrementally.');
   }, 120_000);
+
+  it('passes the subscription checks against graphql-js subscribe, and fails the stream ones against a subscribe that ends after one event', async () => {
+    const only = ['executor.subscription.'];
+    const reference = await runConformance({ kind: 'executor', module: { execute: graphqlExecute, subscribe: graphqlSubscribe }, generated: false, only });
+    expect(reference.results.map((result) => [result.id, result.status])).toEqual([
+      ['executor.subscription.events-in-order', 'pass'],
+      ['executor.subscription.field-error-in-an-event', 'pass'],
+      ['executor.subscription.source-cannot-start', 'pass'],
+      ['executor.subscription.invalid-variable', 'pass'],
+    ]);
+    const report = await runConformance({ kind: 'executor', module: broken.deliversOneEvent, generated: false, only });
+    expect(failing(report)).toEqual(['executor.subscription.events-in-order', 'executor.subscription.field-error-in-an-event']);
+    expect(report.results[0]?.evidence).toMatchObject({ expected: { events: [{ data: { tick: 0 } }, { data: { tick: 1 } }, { data: { tick: 2 } }] }, received: { events: [{ data: { tick: 0 } }] } });
+  });
 
   it('fails the incremental checks against an executor whose deferred and streamed payloads never come', async () => {
     const report = await runConformance({ kind: 'executor', module: broken.dropsSubsequentPayloads, generated: false, only: ['executor.incremental.'] });

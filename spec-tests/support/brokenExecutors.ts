@@ -3,7 +3,7 @@
  * executor check must fail against the one that breaks its rule, so that no check can pass
  * vacuously. Each wraps graphql-js's execute and changes one thing.
  */
-import { execute, visit } from 'graphql';
+import { execute, subscribe, visit } from 'graphql';
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import type { ExecutorTarget } from '../../src/conformance/executor/index.ts';
 import { execute as glassboxExecute, experimentalExecuteIncrementally as glassboxIncrementally } from '../../src/index.ts';
@@ -43,7 +43,26 @@ export const coercesVariablesWrongly: ExecutorTarget = {
 };
 
 /** Answers every operation with nothing at all: every check of the kit must fail against it. */
-export const answersNothing: ExecutorTarget = { execute: () => ({ data: { nothing: true } }) as ExecutionResult, experimentalExecuteIncrementally: () => ({ data: { nothing: true } }) };
+export const answersNothing: ExecutorTarget = {
+  execute: () => ({ data: { nothing: true } }) as ExecutionResult,
+  subscribe: () => ({ data: { nothing: true } }),
+  experimentalExecuteIncrementally: () => ({ data: { nothing: true } }),
+};
+
+/** graphql-js's subscribe, but a stream ends after its first event. */
+export const deliversOneEvent: ExecutorTarget = {
+  execute,
+  subscribe: async (args) => {
+    const answer = await subscribe(args);
+    if (!(Symbol.asyncIterator in answer)) return answer;
+    return (async function* () {
+      for await (const event of answer) {
+        yield event;
+        return;
+      }
+    })();
+  },
+};
 
 /** Ours, but incremental delivery stops after the initial result: what was deferred never comes. */
 export const dropsSubsequentPayloads: ExecutorTarget = {

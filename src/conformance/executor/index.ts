@@ -1,7 +1,8 @@
 /**
  * The executor target of the conformance kit (`graphql-glassbox conformance executor <module>`):
- * every case of fixtures/cases (one check per case, one file per spec section), the incremental
- * delivery cases when the module exports experimentalExecuteIncrementally, then the differential
+ * every case of fixtures/cases (one check per case, one file per spec section), subscriptions when
+ * the module exports subscribe, the incremental delivery cases when it exports
+ * experimentalExecuteIncrementally, then the differential
  * run against the installed graphql-js (one check per fixture).
  *
  * While a check runs, a rejected promise nobody handles is absorbed: graphql-js itself leaves some
@@ -14,6 +15,7 @@ import { differentialChecks } from './differential.ts';
 import type { DifferentialOptions } from './differential.ts';
 import { incrementalChecks } from './incrementalChecks.ts';
 import { loadFixtures, loadIncremental, loadSections } from './kitFiles.ts';
+import { subscriptionChecks } from './subscriptionChecks.ts';
 import type { ExecutorTarget } from './target.ts';
 
 export { loadExecutorModule } from './target.ts';
@@ -22,10 +24,10 @@ export type { DifferentialOptions } from './differential.ts';
 
 export const DEFAULT_DIFFERENTIAL: DifferentialOptions = { count: 100, seed: 1 };
 
-/** Every executor check: the cases, the incremental delivery cases, then the differential run. */
+/** Every executor check: the cases, subscriptions, incremental delivery, then the differential run. */
 export async function executorChecks(differential: DifferentialOptions = DEFAULT_DIFFERENTIAL): Promise<Array<Check<ExecutorTarget>>> {
   const fixtures = await loadFixtures();
-  const checks = [...caseChecks(loadSections(), fixtures), ...incrementalChecks(await loadIncremental()), ...differentialChecks([...fixtures.values()], differential)];
+  const checks = [...caseChecks(loadSections(), fixtures), ...subscriptionChecks(), ...incrementalChecks(await loadIncremental()), ...differentialChecks([...fixtures.values()], differential)];
   return checks.map((check) => ({ ...check, run: (target: ExecutorTarget) => absorbingRejections(() => check.run(target)) }));
 }
 
