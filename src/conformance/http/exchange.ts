@@ -86,7 +86,7 @@ async function readBody(response: Response, until?: ReadUntil): Promise<{ body: 
   const decoder = new TextDecoder();
   let text = '';
   for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
     try {
       chunk = await reader.read();
     } catch {
