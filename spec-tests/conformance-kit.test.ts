@@ -60,6 +60,7 @@ describe('runChecks', () => {
         check('a.hangs', () => new Promise(() => undefined)),
         check('a.skips', async (target) => ({ status: 'skip', evidence: { why: `no subscription for ${target}` } })),
         passing('a.passes'),
+        check('a.passes-saying', async () => ({ status: 'pass', evidence: { why: 'answered the batch with 400 (a refusal the rule allows)' } })),
       ],
     });
     expect(report.results.map(({ durationMs: _ms, ...rest }) => rest)).toEqual([
@@ -67,6 +68,14 @@ describe('runChecks', () => {
       { id: 'a.hangs', title: 'rule a.hangs', rule: 'https://example.com/#a.hangs', requirement: 'MUST', status: 'fail', evidence: { why: 'The check did not finish within 50 ms.' } },
       { id: 'a.skips', title: 'rule a.skips', rule: 'https://example.com/#a.skips', requirement: 'MUST', status: 'skip', evidence: { why: 'no subscription for target' } },
       { id: 'a.passes', title: 'rule a.passes', rule: 'https://example.com/#a.passes', requirement: 'MUST', status: 'pass' },
+      {
+        id: 'a.passes-saying',
+        title: 'rule a.passes-saying',
+        rule: 'https://example.com/#a.passes-saying',
+        requirement: 'MUST',
+        status: 'pass',
+        evidence: { why: 'answered the batch with 400 (a refusal the rule allows)' },
+      },
     ]);
     expect(report.results[1]?.durationMs).toBeGreaterThanOrEqual(45);
   });

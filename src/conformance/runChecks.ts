@@ -44,7 +44,8 @@ export async function runChecks<Target>(options: RunChecksOptions<Target>): Prom
     const outcome = await outcomeOf(check, options.target, timeoutMs);
     const durationMs = Math.round(performance.now() - started);
     const { id, title, rule, requirement } = check;
-    results.push(outcome.status === 'pass' ? { id, title, rule, requirement, status: 'pass', durationMs } : { id, title, rule, requirement, status: outcome.status, evidence: outcome.evidence, durationMs });
+    // A pass keeps its evidence when it has some: which of the answers a rule accepts the target gave.
+    results.push(outcome.evidence === undefined ? { id, title, rule, requirement, status: outcome.status, durationMs } : { id, title, rule, requirement, status: outcome.status, evidence: outcome.evidence, durationMs });
   }
   return { kind: options.kind, subject: options.subject, results };
 }
