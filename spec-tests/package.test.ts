@@ -102,8 +102,8 @@ describe('the packed package', () => {
   it('declares graphql a peer dependency, so the project has exactly one graphql: its own', () => {
     const manifest = JSON.parse(readFileSync(join(main, 'node_modules', 'graphql-glassbox', 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(Object.keys(manifest['dependencies'] as object).sort()).toEqual(['jose', 'ws']);
-    expect(manifest['peerDependencies']).toEqual({ graphql: '^16.9.0 || ^17.0.0', ioredis: '^6.0.0', '@opentelemetry/api': '^1.9.0' });
-    expect(manifest['peerDependenciesMeta']).toEqual({ ioredis: { optional: true }, '@opentelemetry/api': { optional: true } });
+    expect(manifest['peerDependencies']).toEqual({ graphql: '^16.9.0 || ^17.0.0', ioredis: '^6.0.0', '@opentelemetry/api': '^1.9.0', 'graphql-http': '^1.22.0' });
+    expect(manifest['peerDependenciesMeta']).toEqual({ ioredis: { optional: true }, '@opentelemetry/api': { optional: true }, 'graphql-http': { optional: true } });
     expect(manifest['engines']).toEqual({ node: '>=20.19' });
     const installed = readdirSync(join(main, 'node_modules')).filter((name) => !name.startsWith('.'));
     expect(installed.sort()).toEqual(['graphql', 'graphql-glassbox', 'jose', 'ws']);
@@ -132,7 +132,8 @@ describe('the conformance kit in the package', () => {
     writeFileSync(join(main, 'adapter.mjs'), "export { execute } from 'graphql';\n");
     writeFileSync(join(main, 'drops-errors.mjs'), "import { execute as run } from 'graphql';\nexport async function execute(args) { const { errors, ...rest } = await run(args); return rest; }\n");
     const passed = await run('npx', ['--no-install', 'graphql-glassbox', 'conformance', 'executor', 'adapter.mjs', '--count', '5', '--json', 'report.json'], { cwd: main });
-    expect(passed.stdout).toMatch(/\n\d{3} passed, 0 failed \(0 MUST\), 0 skipped\.\n$/);
+    // Skipped: the subscription and incremental delivery checks, for an adapter that exports only execute.
+    expect(passed.stdout).toMatch(/\n\d{3} passed, 0 failed \(0 MUST\), 49 skipped\.\n$/);
     const report = JSON.parse(readFileSync(join(main, 'report.json'), 'utf8')) as { summary: { pass: number } };
     expect(report.summary.pass).toBeGreaterThanOrEqual(250);
     const failed = run('npx', ['--no-install', 'graphql-glassbox', 'conformance', 'executor', 'drops-errors.mjs', '--count', '0', '--only', 'executor.6.7-errors.*'], { cwd: main });

@@ -109,7 +109,7 @@ export interface OperationGenerator {
 
 /** The operation as a reader wants to see it in a failure message. */
 export function describeOperation(operation: GeneratedOperation): string {
-  const lines = [];
+  const lines: string[] = [];
   if (operation.operationName !== undefined) {
     lines.push(`operationName: ${operation.operationName}`);
   }
@@ -779,7 +779,7 @@ class DocumentBuilder {
         });
       }
       const length = producible && site.depth < 2 ? this.#choices.index(4) : 0;
-      const items = [];
+      const items: string[] = [];
       for (let i = 0; i < length; i += 1) {
         const itemSite = { ...site, variableHere: true, hasDefault: false, inOneOf: false, mayBeNull: true, depth: site.depth + 1 };
         items.push(this.#literal(itemType, itemSite));
@@ -823,7 +823,7 @@ class DocumentBuilder {
       const field = this.#choices.pick(fields.filter((candidate) => this.#catalog.canProduce(candidate.type)));
       return `{${field.name}: ${this.#literal(field.type, fieldSite(field))}}`;
     }
-    const written = [];
+    const written: string[] = [];
     for (const field of fields) {
       const include =
         isRequiredInputField(field) ||
