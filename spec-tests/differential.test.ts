@@ -31,6 +31,7 @@ import { execute } from '../src/index.ts';
 import { arbitraryOperation, describeOperation } from './support/arbitraryOperation.ts';
 import { GRAPHQL_MAJOR } from './support/graphqlMajor.ts';
 import type { GeneratedOperation } from './support/arbitraryOperation.ts';
+import { outermostNull } from '../src/conformance/executor/differential.ts';
 
 const RUNS = Number(process.env.DIFF_RUNS ?? 2000);
 const SEED = process.env.DIFF_SEED === undefined ? undefined : Number(process.env.DIFF_SEED);
@@ -240,17 +241,6 @@ function propagationLawViolations(expected: ExecutionResult, actual: ExecutionRe
     violations.push(`nulled parts explained by errors differ (graphql-js: ${refAnchors.join(' ')}; ours: ${ourAnchors.join(' ')})`);
   }
   return violations;
-}
-
-/** The shortest prefix of `path` whose value in `data` is null (the root, [], when data is null). */
-function outermostNull(data: unknown, path: ReadonlyArray<string | number>): Array<string | number> {
-  let value: unknown = data;
-  for (let depth = 0; depth <= path.length; depth++) {
-    if (value === null || value === undefined) return path.slice(0, depth);
-    if (depth === path.length) break;
-    value = (value as Record<string | number, unknown>)[path[depth] as string | number];
-  }
-  return [...path];
 }
 
 function duplicatePaths(result: ExecutionResult): string[] {

@@ -130,7 +130,7 @@ function anchored(result: ExecutionResult): { atOwnPosition: string[]; anchors: 
 }
 
 /** The shortest prefix of `path` whose value in `data` is null (the root, [], when data is null). */
-function outermostNull(data: unknown, path: ReadonlyArray<string | number>): Array<string | number> {
+export function outermostNull(data: unknown, path: ReadonlyArray<string | number>): Array<string | number> {
   let value: unknown = data;
   for (let depth = 0; depth <= path.length; depth++) {
     if (value === null || value === undefined) return path.slice(0, depth);
