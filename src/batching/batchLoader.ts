@@ -49,6 +49,14 @@ interface QueuedKey<K, V, C> {
 const OPTION_NAMES = ['maxBatchSize', 'cacheKeyFn', 'cache', 'name'];
 
 /**
+ * Whether any BatchLoader has been constructed in this process. Until one has, no context can
+ * hold one, and `holdsBatchLoader` answers false without looking: the answer is the scan's, only
+ * cheaper (its keyed reads cost about as much as a trivial execution). It never changes what an
+ * execution does: that is decided by its context alone.
+ */
+let anyConstructed = false;
+
+/**
  * How many properties of one object `holdsBatchLoader` looks at: a context is a handful of
  * values, and a context that is itself a large table must not cost a scan per request.
  */
@@ -64,7 +72,7 @@ const PROPERTIES_LOOKED_AT = 32;
  * or shared by every request) still batches: its loads go out after the current tick.
  */
 export function holdsBatchLoader(context: unknown): boolean {
-  if (typeof context !== 'object' || context === null) return false;
+  if (!anyConstructed || typeof context !== 'object' || context === null) return false;
   let looked = 0;
   for (const key in context) {
     if (!Object.hasOwn(context, key)) continue;
@@ -126,6 +134,7 @@ export class BatchLoader<K, V, C = K> implements Dispatchable {
     this.cacheKeyFn = options.cacheKeyFn;
     this.cache = cache ? new Map() : null;
     this.name = name;
+    anyConstructed = true;
   }
 
   /** The value for `key`: null when the batch had no result for it. */
