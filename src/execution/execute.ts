@@ -587,21 +587,32 @@ function resolveObserved(
 ): unknown {
   const args = exec.argumentsOf(field);
   const info = resolveInfo(exec, field, path);
-  const call = exec.publishesResolvers
-    ? () => publishResolverCall(field, path, args, () => resolve(source, args, exec.contextValue, info))
-    : () => resolve(source, args, exec.contextValue, info);
   const trace = exec.trace;
-  if (trace === null || (field.resolve === undefined && exec.fieldResolver === undefined)) return call();
+  if (trace === null || (field.resolve === undefined && exec.fieldResolver === undefined)) return callObserved(exec, field, resolve, source, args, info, path);
   const index = trace.resolverCalled(field, path, exec.scheduler !== null ? currentTask() : undefined, exec);
   let value: unknown;
   try {
-    value = call();
+    value = callObserved(exec, field, resolve, source, args, info, path);
   } catch (error) {
     trace.resolverReturned(index, undefined);
     throw error;
   }
   trace.resolverReturned(index, value);
   return value;
+}
+
+/** One resolver call, published on graphql:resolve when the execution publishes its resolvers (a closure only then). */
+function callObserved(
+  exec: Execution,
+  field: FieldPlan,
+  resolve: GraphQLFieldResolver<unknown, unknown>,
+  source: unknown,
+  args: Record<string, unknown>,
+  info: GraphQLResolveInfo,
+  path: ResponsePath,
+): unknown {
+  if (!exec.publishesResolvers) return resolve(source, args, exec.contextValue, info);
+  return publishResolverCall(field, path, args, () => resolve(source, args, exec.contextValue, info));
 }
 
 /**
