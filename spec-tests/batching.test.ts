@@ -247,7 +247,7 @@ describe('BatchLoader: which executions batch by level', () => {
     expect(hiddenAfter.batches).toEqual(hiddenBefore.batches);
   });
 
-  it('finds a loader held directly by the context, and one held one level down', async () => {
+  it('finds loaders held directly by the context too (the test above holds them one level down, in context.loaders)', async () => {
     const direct = createContext({ Loader: BatchLoader });
     const { loaders } = direct;
     const flat = Object.assign(Object.create(null) as object, { user: direct.user, data: direct.data, batches: direct.batches, ...loaders });
