@@ -5,6 +5,7 @@
  * CSRF prevention on resource routes and WebSocket upgrades, per-client caps on long-lived
  * connections, and refusals that are charged to the rate limits.
  */
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandler, makeSchema } from '../src/index.ts';
 import { DEFAULT_DOCUMENT_CACHE_BYTES } from '../src/server/pipeline.ts';
@@ -181,6 +182,32 @@ describe('WebSocket upgrades and Origin', () => {
         body: JSON.stringify(errorBody('ORIGIN_NOT_ALLOWED', 'Pages from https://evil.example may not open a WebSocket here.')),
       });
       expect(server.sockets()).toBe(0);
+    }
+  });
+
+  it('lets a refused upgrade\'s socket go: a body it carries is read and dropped, a client that never hangs up is cut off, and shutdown() is not held', async () => {
+    const server = await startRealtimeServer({ shutdownGraceMs: 100 });
+    const clients: net.Socket[] = [];
+    try {
+      // An upgrade without the subprotocol that also sends 2 MB nobody reads as a request body.
+      const withBody = net.connect(server.port, '127.0.0.1');
+      const body = Buffer.alloc(2 * 1024 * 1024, 'a');
+      withBody.write(`POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nContent-Length: ${body.length}\r\n\r\n`);
+      withBody.write(body);
+      // A refused upgrade whose client reads the answer and never closes its own side.
+      const lingering = net.connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true });
+      lingering.write('GET /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n');
+      clients.push(withBody, lingering);
+      for (const answer of await Promise.all(clients.map(answerUntilEnd))) {
+        expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+        expect(answer).toContain(JSON.stringify(errorBody('SUBPROTOCOL_NOT_ACCEPTABLE', 'WebSocket connections must use the graphql-transport-ws subprotocol.')));
+      }
+      // HTTP's close() waits for every socket the server accepted, upgraded ones included.
+      const shutdown = await Promise.race([server.server.shutdown().then(() => 'resolved'), new Promise((resolve) => setTimeout(() => resolve('pending'), 4000))]);
+      expect(shutdown).toBe('resolved');
+    } finally {
+      for (const client of clients) client.destroy();
+      await server.close();
     }
   });
 
@@ -401,3 +428,17 @@ describe('a failed If-Match is charged as the read it ran', () => {
     expect(statuses).toEqual([412, 412, 429]);
   });
 });
+
+/** What a raw socket read until the server's end of the connection (its FIN); fails after 5 s. */
+function answerUntilEnd(socket: net.Socket): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const deadline = setTimeout(() => reject(new Error(`The server had not ended the connection 5 s later, having sent: ${Buffer.concat(chunks).toString('latin1').slice(0, 200)}`)), 5000);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', () => undefined);
+    socket.once('end', () => {
+      clearTimeout(deadline);
+      resolve(Buffer.concat(chunks).toString('latin1'));
+    });
+  });
+}

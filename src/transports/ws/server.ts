@@ -232,8 +232,27 @@ class WebSocketServerTransport implements WebSocketTransport {
   }
 }
 
-/** Refuses an upgrade with a plain HTTP answer, in the service's error shape. */
+/**
+ * How long a refused upgrade's socket may stay open after its answer: long enough for the client
+ * to read the answer and close its side, short enough that no client can hold it.
+ */
+const REFUSED_LINGER_MS = 2000;
+
+/**
+ * Refuses an upgrade with a plain HTTP answer, in the service's error shape, and lets the socket
+ * go. Node has handed the socket over (it is no longer one of the HTTP server's connections, so
+ * closeAllConnections() and the request timeouts do not reach it): what node did for it is done
+ * here. A body the request carried is read and dropped, or a client still sending it would never
+ * finish and close, and the socket is destroyed REFUSED_LINGER_MS later if the client has not
+ * closed by then (else it would hold the server's close() for ever). An error on it (the client
+ * reset the connection) ends it: node removed its own listener, and ws adds one only on a handshake.
+ */
 function refuse(socket: Duplex, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
+  socket.on('error', () => socket.destroy());
+  const linger = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
+  socket.resume();
   const body = errorBody(code, message);
   const status = httpStatus(code);
   const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
