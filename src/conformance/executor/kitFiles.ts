@@ -23,19 +23,37 @@ export interface KitFixture {
   run(): FixtureRun;
 }
 
-export interface ExpectedResponse {
-  data?: Record<string, unknown> | null;
-  errors?: Array<{ message: string; locations?: unknown; path?: unknown; extensions?: unknown }>;
+export interface ExpectedError {
+  message: string;
+  locations?: Array<{ line: number; column: number }>;
+  path?: Array<string | number>;
+  extensions?: Record<string, unknown>;
 }
 
-/** One case of fixtures/cases/<section>.json, as fixtures/cases/case.ts declares it. */
+export interface ExpectedResponse {
+  data?: Record<string, unknown> | null;
+  errors?: ExpectedError[];
+}
+
+/**
+ * One case of fixtures/cases/<section>.json. The spec-tests and fixtures/cases/generate.ts read
+ * the same files, through fixtures/cases/case.ts, which re-exports this.
+ */
 export interface KitCase {
+  /** A sentence about the behaviour the case pins down. */
   name: string;
+  /** Name of the fixture whose schema and data the case runs against. */
   fixture: string;
   query: string;
   variables?: Record<string, unknown>;
   operationName?: string;
+  /** What the spec requires, as graphql 16 words it; absent only in a case the generator has yet to fill. */
   expected?: ExpectedResponse;
+  /**
+   * graphql 17's response, where it differs from graphql 16's: in wording (17 rewrote the
+   * messages of variable coercion, and names output coercion `coerceOutputValue`), and in what 17
+   * defines itself (`@deprecated(reason:)` is `String!`).
+   */
   expectedGraphql17?: ExpectedResponse;
 }
 
