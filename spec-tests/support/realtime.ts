@@ -10,18 +10,19 @@
  *   records every message the server sent and the close code and reason.
  * - `upgradeRefusal`: what an upgrade the server refuses gets: the HTTP status and body.
  * - `HandmadeSocket`: a WebSocket client written on a bare TCP socket, frame by frame: it
- *   completes the upgrade by hand and never answers a ping, as a half-open peer would not; it
- *   can also stop reading altogether.
+ *   completes the upgrade with the conformance kit's hand-written one (src/conformance/ws/
+ *   handshake.ts) and never answers a ping, as a half-open peer would not; it can also stop
+ *   reading altogether.
  * - `openEventStream` and `EventStreamReader`: a fetch of `text/event-stream` and a parser of
  *   its events and comments, as they arrive.
  * - `within`: a deadline, so that a hang fails the test instead of stalling the suite.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import net from 'node:net';
+import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { onTestFinished } from 'vitest';
 import { WebSocket } from 'ws';
 import type { ClientOptions, RawData } from 'ws';
+import { nextFrame, upgrade } from '../../src/conformance/ws/handshake.ts';
 import { createPubSub, createServer, makeSchema } from '../../src/index.ts';
 import type { GraphQLServer, MemoryPubSub, ServerOptions } from '../../src/index.ts';
 import { closeNow, listenOnLoopback } from './httpServer.ts';
@@ -402,37 +403,12 @@ export class HandmadeSocket {
   }
 
   /** Connects to port and completes the upgrade to graphql-transport-ws at path. */
-  static open(port: number, path = '/graphql'): Promise<HandmadeSocket> {
-    const key = randomBytes(16).toString('base64');
-    const expectedAccept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
-    return within(
-      new Promise<HandmadeSocket>((resolve, reject) => {
-        const socket = net.connect(port, '127.0.0.1');
-        let head = Buffer.alloc(0);
-        const onData = (chunk: Buffer): void => {
-          head = Buffer.concat([head, chunk]);
-          const end = head.indexOf('\r\n\r\n');
-          if (end === -1) return;
-          socket.off('data', onData);
-          const response = head.subarray(0, end).toString('latin1');
-          const accept = /\r\nsec-websocket-accept: *([^\r]+)/i.exec(response)?.[1];
-          if (!response.startsWith('HTTP/1.1 101') || accept !== expectedAccept) {
-            socket.destroy();
-            reject(new Error(`The upgrade failed: ${response}`));
-            return;
-          }
-          resolve(new HandmadeSocket(socket, head.subarray(end + 4)));
-        };
-        socket.on('data', onData);
-        socket.once('error', reject);
-        socket.write(
-          `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-            `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: ${SUBPROTOCOL}\r\n\r\n`,
-        );
-      }),
-      2000,
-      'a hand-made upgrade',
-    );
+  static async open(port: number, path = '/graphql'): Promise<HandmadeSocket> {
+    const answer = await upgrade({ url: `ws://127.0.0.1:${port}${path}`, protocol: SUBPROTOCOL, timeoutMs: 2000 });
+    if (answer.kind === 'switched' && answer.keyAccepted) return new HandmadeSocket(answer.socket, answer.head);
+    if (answer.kind === 'switched') answer.socket.destroy();
+    const why = answer.kind === 'refused' ? `${answer.status} ${answer.body}` : answer.kind === 'switched' ? 'the 101 does not accept the key' : answer.message;
+    throw new Error(`The upgrade failed: ${why}`);
   }
 
   /** Sends one masked text frame (an object as JSON). */
@@ -502,23 +478,10 @@ function maskedFrame(opcode: number, payload: Buffer): Buffer {
   return Buffer.concat([header, mask, masked]);
 }
 
-/** The first whole server frame (unmasked) in buffer, and how many bytes it took; null if incomplete. */
+/** The first whole server frame in buffer, copied out of it, and how many bytes it took; null if incomplete. */
 function readFrame(buffer: Buffer): { frame: Frame; size: number } | null {
-  if (buffer.length < 2) return null;
-  const opcode = (buffer[0] as number) & 0x0f;
-  let length = (buffer[1] as number) & 0x7f;
-  let offset = 2;
-  if (length === 126) {
-    if (buffer.length < 4) return null;
-    length = buffer.readUInt16BE(2);
-    offset = 4;
-  } else if (length === 127) {
-    if (buffer.length < 10) return null;
-    length = Number(buffer.readBigUInt64BE(2));
-    offset = 10;
-  }
-  if (buffer.length < offset + length) return null;
-  return { frame: { opcode, payload: Buffer.from(buffer.subarray(offset, offset + length)) }, size: offset + length };
+  const frame = nextFrame(buffer);
+  return frame === null ? null : { frame: { opcode: frame.opcode, payload: Buffer.from(frame.payload) }, size: frame.size };
 }
 
 /** One thing an event stream carried: an event, or a comment (a heartbeat). */

@@ -3,9 +3,10 @@
  * server does when offered only a subprotocol it does not speak. A client library gives up as soon
  * as the server selects no subprotocol, so it never sees the close code the server sends next
  * (graphql-ws sends 4406 then). Here the upgrade request is plain HTTP, and after a 101 the first
- * frame the server sends is read from the bare socket.
+ * frame the server sends is read from the bare socket. `upgrade` stops at the 101 and hands the
+ * socket over, for a client that reads and writes the frames itself.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
@@ -24,19 +25,42 @@ export interface UpgradeRequest {
   timeoutMs: number;
 }
 
+/** How the server answered an upgrade request, the socket of a 101 still open. */
+export type UpgradeAnswer =
+  | Exclude<UpgradeOutcome, { kind: 'switched' }>
+  /**
+   * 101: the subprotocol selected ('' for none); whether its sec-websocket-accept is the one the
+   * key asks for (RFC 6455 section 4.2.2); the socket, its reading and closing the caller's now;
+   * and the bytes that came after the 101's headers, the start of the server's first frames.
+   */
+  | { kind: 'switched'; selected: string; keyAccepted: boolean; socket: Socket; head: Buffer };
+
+/** What RFC 6455 section 1.3 appends to the key before hashing it into sec-websocket-accept. */
+const ACCEPT_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
+
 /** Sends the upgrade request and reports how the server answered it. */
-export function tryUpgrade(request: UpgradeRequest): Promise<UpgradeOutcome> {
+export async function tryUpgrade(request: UpgradeRequest): Promise<UpgradeOutcome> {
+  const answer = await upgrade(request);
+  if (answer.kind !== 'switched') return answer;
+  const closed = await firstClose(answer.socket, answer.head, request.timeoutMs);
+  answer.socket.destroy();
+  return { kind: 'switched', selected: answer.selected, closed };
+}
+
+/** Sends the upgrade request; a 101 hands its socket over, unread. */
+export function upgrade(request: UpgradeRequest): Promise<UpgradeAnswer> {
   const url = new URL(request.url);
   const secure = url.protocol === 'wss:' || url.protocol === 'https:';
   url.protocol = secure ? 'https:' : 'http:';
+  const key = randomBytes(16).toString('base64');
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       outgoing.destroy();
       resolve({ kind: 'unreachable', message: `No answer to the upgrade within ${request.timeoutMs} ms.` });
     }, request.timeoutMs);
-    const finish = (outcome: UpgradeOutcome): void => {
+    const finish = (answer: UpgradeAnswer): void => {
       clearTimeout(timer);
-      resolve(outcome);
+      resolve(answer);
     };
     const outgoing = (secure ? https : http).request(url, {
       headers: {
@@ -44,7 +68,7 @@ export function tryUpgrade(request: UpgradeRequest): Promise<UpgradeOutcome> {
         connection: 'Upgrade',
         upgrade: 'websocket',
         'sec-websocket-version': '13',
-        'sec-websocket-key': randomBytes(16).toString('base64'),
+        'sec-websocket-key': key,
         'sec-websocket-protocol': request.protocol,
       },
     });
@@ -55,11 +79,8 @@ export function tryUpgrade(request: UpgradeRequest): Promise<UpgradeOutcome> {
     });
     outgoing.on('upgrade', (response, socket: Socket, head: Buffer) => {
       const selected = String(response.headers['sec-websocket-protocol'] ?? '');
-      clearTimeout(timer);
-      void firstClose(socket, head, request.timeoutMs).then((closed) => {
-        socket.destroy();
-        resolve({ kind: 'switched', selected, closed });
-      });
+      const keyAccepted = response.headers['sec-websocket-accept'] === createHash('sha1').update(`${key}${ACCEPT_GUID}`).digest('base64');
+      finish({ kind: 'switched', selected, keyAccepted, socket, head });
     });
     outgoing.on('error', (error) => finish({ kind: 'unreachable', message: error.message }));
     outgoing.end();
@@ -99,8 +120,8 @@ function firstClose(socket: Socket, head: Buffer, timeoutMs: number): Promise<{ 
   });
 }
 
-/** The first whole frame in buffer, and how many bytes it took; null while incomplete. */
-function nextFrame(buffer: Buffer): { opcode: number; payload: Buffer; size: number } | null {
+/** The first whole frame in buffer (a server's: unmasked), and how many bytes it took; null while incomplete. */
+export function nextFrame(buffer: Buffer): { opcode: number; payload: Buffer; size: number } | null {
   if (buffer.length < 2) return null;
   const opcode = (buffer[0] as number) & 0x0f;
   let length = (buffer[1] as number) & 0x7f;
