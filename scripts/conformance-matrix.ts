@@ -29,6 +29,7 @@ import { runConformance } from '../src/conformance/runConformance.ts';
 import type { ExecutorConformanceOptions } from '../src/conformance/runConformance.ts';
 import { execute, experimentalExecuteIncrementally, subscribe } from '../src/index.ts';
 import { buildFixtures } from './build-fixtures.mjs';
+import { installGraphql17 } from './graphql-major.mjs';
 import { nodeBinary } from './node-binary.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -38,7 +39,8 @@ const END = '<!-- executor-matrix:end -->';
 const GENERATED = { count: Number(process.env['COUNT'] ?? 100), seed: Number(process.env['SEED'] ?? 1) };
 const run = promisify(execFile);
 
-const version = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+const version = (name: string) => versionAt(join(ROOT, 'node_modules', name));
+const versionAt = (directory: string) => (JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** One column: an executor and its report, or why it did not run. */
 interface Column {
@@ -53,7 +55,7 @@ async function graphql17(): Promise<ConformanceReport | string> {
   const scratch = join(ROOT, '.tmp', 'conformance-matrix-17');
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(join(scratch, 'node_modules'), { recursive: true });
-  symlinkSync(join(ROOT, 'node_modules', 'graphql-17'), join(scratch, 'node_modules', 'graphql'), 'dir');
+  symlinkSync(installGraphql17(), join(scratch, 'node_modules', 'graphql'), 'dir');
   await run(process.execPath, [join(ROOT, 'node_modules/typescript-7/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(scratch, 'dist')], { cwd: ROOT }).catch(() => undefined);
   await buildFixtures({ outDir: join(scratch, 'dist') });
   writeFileSync(join(scratch, 'package.json'), JSON.stringify({ type: 'module' }));
@@ -78,8 +80,9 @@ async function measure(): Promise<Column[]> {
     process.stderr.write(`-- ${name}\n`);
     columns.push({ name, report: await runConformance({ kind: 'executor', module, generated: GENERATED }).catch((error: Error) => error.message) });
   }
-  process.stderr.write(`-- graphql-js ${version('graphql-17')}\n`);
-  columns.splice(1, 0, { name: `graphql-js ${version('graphql-17')}`, report: await graphql17().catch((error: Error) => error.message) });
+  const version17 = versionAt(installGraphql17());
+  process.stderr.write(`-- graphql-js ${version17}\n`);
+  columns.splice(1, 0, { name: `graphql-js ${version17}`, report: await graphql17().catch((error: Error) => error.message) });
   return columns;
 }
 
