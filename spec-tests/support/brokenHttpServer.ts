@@ -10,10 +10,10 @@
  */
 import http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { parse, validate } from 'graphql';
 import { conformanceSchema, startOurs } from './conformanceServers.ts';
 import type { Started } from './conformanceServers.ts';
+import { closeNow, listenOnLoopback } from './httpServer.ts';
 
 /** A request as the proxy read it. */
 export interface ProxiedRequest {
@@ -95,19 +95,13 @@ export async function startBrokenHttpServer(fault: HttpFault): Promise<Started> 
       })
       .catch(() => response.destroy());
   });
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${port}/graphql`,
     wsUrl: `ws://127.0.0.1:${port}/graphql`,
+    // No upgrade is served here: every connection is the HTTP server's own, which closeNow ends.
     close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeNow(server);
       await upstream.close();
     },
   };

@@ -12,6 +12,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { RawData } from 'ws';
 import { KEY_PARAMS, startOurs, startOursWithKeys } from './conformanceServers.ts';
 import type { Started } from './conformanceServers.ts';
+import { closeNow, listenOnLoopback } from './httpServer.ts';
 
 type Message = { type?: string; id?: string; payload?: unknown } | string;
 
@@ -113,19 +114,15 @@ export async function startBrokenWsServer(fault: WsFault, upstreamAuthenticates 
     if (client.protocol !== 'graphql-transport-ws' && fault.selectProtocol === undefined) return void client.close(4406, 'Subprotocol not acceptable');
     proxy(client, upstream.wsUrl, fault);
   });
-  const sockets = new Set<import('node:net').Socket>();
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as import('node:net').AddressInfo;
+  const port = await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${port}/graphql`,
     wsUrl: `ws://127.0.0.1:${port}/graphql`,
+    // An upgraded socket is no longer the HTTP server's to end, and its close() waits for it: ws
+    // holds each one as a client (it takes a socket as a client in the same turn it upgrades it).
     close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      wss.clients.forEach((client) => client.terminate());
+      await closeNow(server);
       await upstream.close();
     },
   };
