@@ -43,6 +43,17 @@ export { explainOperation, formatExplanation } from './execution/explain.ts';
 export type { Explanation, ExplainOptions, ExplainedField, ExplainedSelectionSet, BatchRound, FieldKind } from './execution/explain.ts';
 export { subscribe, createSourceEventStream } from './execution/subscribe.ts';
 export type { SubscribeArgs } from './execution/subscribe.ts';
+/** The contexts published on graphql 17's tracing channels (docs/operations.md), by graphql 17's names. */
+export type {
+  ChannelContexts as GraphQLChannelContextByName,
+  ParseContext as GraphQLParseContext,
+  ValidateContext as GraphQLValidateContext,
+  OperationContext as GraphQLExecuteContext,
+  OperationContext as GraphQLSubscribeContext,
+  ChosenOperationContext as GraphQLExecuteVariableCoercionContext,
+  ChosenOperationContext as GraphQLExecuteRootSelectionSetContext,
+  ResolveContext as GraphQLResolveContext,
+} from './language/tracingChannels.ts';
 export { BatchLoader } from './batching/batchLoader.ts';
 export type { BatchFunction, BatchLoaderOptions, BatchResult } from './batching/batchLoader.ts';
 export { analyze, DEFAULT_LIST_SIZE } from './analysis/analyze.ts';

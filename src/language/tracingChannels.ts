@@ -83,6 +83,17 @@ export interface ResolveContext extends Outcome {
   readonly fieldPath: string;
 }
 
+/** Each channel's context, by the channel's name (graphql 17's `GraphQLChannelContextByName`). */
+export interface ChannelContexts {
+  'graphql:parse': ParseContext;
+  'graphql:validate': ValidateContext;
+  'graphql:execute': OperationContext;
+  'graphql:execute:variableCoercion': ChosenOperationContext;
+  'graphql:execute:rootSelectionSet': ChosenOperationContext;
+  'graphql:subscribe': OperationContext;
+  'graphql:resolve': ResolveContext;
+}
+
 /** A TracingChannel whose `hasSubscribers` is read without the Node types of every version knowing it. */
 type Channel<Context extends object> = TracingChannel<unknown, Context> & { readonly hasSubscribers?: boolean };
 
