@@ -19,6 +19,7 @@ const TYPE_DEFS = /* GraphQL */ `
     books: [Book!]!
     book(title: String!): Book
     failing: String
+    lookup: String!
   }
   type Book {
     title: String!
@@ -54,6 +55,13 @@ function schema(pubsub: ReturnType<typeof createPubSub>) {
         book: (_parent: unknown, { title }: { title: string }) => BOOKS.find((book) => book.title === title) ?? null,
         failing: () => {
           throw new Error('the database is down');
+        },
+        // A resolver that makes spans of its own, as a database client's instrumentation does: one at once, one after an await.
+        lookup: async () => {
+          trace.getTracer('app').startSpan('db.connect').end();
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          trace.getTracer('app').startSpan('db.query').end();
+          return 'found';
         },
       },
       Book: { author: (book: { authorId: string }, _args: unknown, ctx: Context) => ctx.authors.load(book.authorId) },
@@ -315,6 +323,31 @@ describe('with a registered tracer provider', () => {
     const failing = shape(finished[0] as ReadableSpan, finished);
     expect(failing).toMatchObject({ name: 'graphql.resolve failing', parent: 'query', status: { code: 2, message: 'the database is down' } });
     expect(failing.events).toEqual([{ name: 'exception', attributes: expect.objectContaining({ 'exception.type': 'Error', 'exception.message': 'the database is down' }) }]);
+  });
+
+  it('a resolver\'s span is active while it runs: the spans it makes, before and after an await, are its children', async () => {
+    const started = await serve({ openTelemetry: { resolvers: true } });
+    await post(started.url, { query: '{ lookup }' });
+    const finished = await spans(5);
+    expect(finished.map((span) => [span.name, shape(span, finished).parent])).toEqual([
+      ['db.connect', 'graphql.resolve lookup'],
+      ['db.query', 'graphql.resolve lookup'],
+      ['graphql.resolve lookup', 'query'],
+      ['query', 'POST /graphql'],
+      ['POST /graphql', null],
+    ]);
+  });
+
+  it('without resolver spans, the spans a resolver makes are the operation\'s children', async () => {
+    const started = await serve();
+    await post(started.url, { query: '{ lookup }' });
+    const finished = await spans(4);
+    expect(finished.map((span) => [span.name, shape(span, finished).parent])).toEqual([
+      ['db.connect', 'query'],
+      ['db.query', 'query'],
+      ['query', 'POST /graphql'],
+      ['POST /graphql', null],
+    ]);
   });
 
   it('no resolver spans unless asked, even once another server asked for them', async () => {

@@ -33,10 +33,22 @@ import type { DocumentNode, GraphQLError, GraphQLSchema, OperationDefinitionNode
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
 import { AWAITS_PUBLISHED_SETTLING, PUBLISHES_PARSE_AND_VALIDATE } from './graphqlCompat.ts';
 
+/**
+ * Set by a `start` subscriber of this engine's own on the context it is given, to have the
+ * traced work run inside a context of its own: observability/resolverSpans.ts makes a
+ * resolver's OpenTelemetry span the active one while the resolver runs, so that the spans the
+ * resolver makes (a database call's) are its children. A channel's subscriber has no other way
+ * to enter a context for the work it observes: Node's is an AsyncLocalStorage bound to the
+ * channel (`bindStore`), and OpenTelemetry's context manager keeps its own to itself. Not part
+ * of graphql 17's context shapes; a symbol, so no subscriber of theirs meets it.
+ */
+export const RUN_WITHIN: unique symbol = Symbol('graphql-glassbox run within');
+
 /** What every context gets once the traced work is over: its result, or what it threw or rejected with. */
 interface Outcome {
   error?: unknown;
   result?: unknown;
+  [RUN_WITHIN]?: <T>(work: () => T) => T;
 }
 
 /** graphql:parse */
@@ -171,7 +183,8 @@ export function traced<Context extends Outcome, T>(channel: Channel<Context>, co
   return channel.start.runStores(context, () => {
     let value: T;
     try {
-      value = work();
+      const within = context[RUN_WITHIN];
+      value = within === undefined ? work() : within(work);
     } catch (error) {
       context.error = error;
       channel.error.publish(context);

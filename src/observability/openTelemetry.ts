@@ -14,13 +14,14 @@
  *
  * Parents are passed by context: the server runs a request's handling under its span, the
  * pipeline an operation under its own; a batch finds its operation through the registered
- * context manager (the SDKs register one for Node), as any span made in a resolver does.
+ * context manager (the SDKs register one for Node), as any span made in a resolver does (under
+ * the resolver's span when resolver spans are on, a batch still under the operation's).
  */
 import type * as OtelApi from '@opentelemetry/api';
 import { setBatchHook } from '../batching/batchHook.ts';
 import type { BatchHook } from '../batching/batchHook.ts';
 import type { TraceIds } from './logEntry.ts';
-import { watchResolvers } from './resolverSpans.ts';
+import { operationContextOf, watchResolvers } from './resolverSpans.ts';
 
 type Api = typeof OtelApi;
 type Span = OtelApi.Span;
@@ -104,7 +105,11 @@ export class Telemetry {
     this.operationOptions = { kind: otel.SpanKind.INTERNAL };
     this.batches = {
       started: (loader, keys) =>
-        this.tracer.startSpan(`batch ${loader}`, { kind: otel.SpanKind.INTERNAL, attributes: { 'glassbox.batch.loader': loader, 'glassbox.batch.keys': keys } }),
+        this.tracer.startSpan(
+          `batch ${loader}`,
+          { kind: otel.SpanKind.INTERNAL, attributes: { 'glassbox.batch.loader': loader, 'glassbox.batch.keys': keys } },
+          operationContextOf(otel.context.active()),
+        ),
       settled: (token, error) => this.end(token as Span, error),
     };
   }

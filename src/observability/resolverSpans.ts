@@ -12,12 +12,15 @@
  * execution publishes its resolvers; those of operations that did not ask are passed over by
  * one WeakMap look-up each.
  *
- * A resolver's span is not made active while it runs (a channel's subscriber cannot enter a
- * context for the work it observes), so spans a resolver makes itself, and batches, stay
- * children of the operation's span.
+ * A resolver's span is the active one while the resolver runs (tracingChannels.ts RUN_WITHIN),
+ * as in OpenTelemetry's own GraphQL instrumentation: the spans a resolver makes (a database
+ * client's) are its children. The context also names the operation's span, so that a batch the
+ * resolver's load sets off stays a child of the operation (openTelemetry.ts), as it is without
+ * resolver spans: a batch serves the loads of many resolvers.
  */
 import { tracingChannel } from 'node:diagnostics_channel';
 import type * as OtelApi from '@opentelemetry/api';
+import { RUN_WITHIN } from '../language/tracingChannels.ts';
 
 type Api = typeof OtelApi;
 type Span = OtelApi.Span;
@@ -33,6 +36,8 @@ interface ResolveEvent {
   result?: unknown;
   /** The span made at its start (this module's own mark on the context). */
   [SPAN]?: Span;
+  /** How the resolver is run: with its span active (tracingChannels.ts). */
+  [RUN_WITHIN]?: <T>(work: () => T) => T;
 }
 
 const SPAN: unique symbol = Symbol('graphql-glassbox resolver span');
@@ -48,6 +53,8 @@ interface WatchedOperation {
 const watched = new WeakMap<object, WatchedOperation>();
 let api: Api | null = null;
 let subscribed = false;
+/** The context key under which a resolver's context names its operation's span (made with the API, once). */
+let operationKey: symbol | null = null;
 
 /** From now on until it ends, the resolvers `operation` runs (with its span active) get spans. */
 export function watchResolvers(otel: Api, tracer: OtelApi.Tracer, operation: Span): void {
@@ -55,20 +62,36 @@ export function watchResolvers(otel: Api, tracer: OtelApi.Tracer, operation: Spa
   if (subscribed) return;
   api = otel;
   subscribed = true;
+  operationKey = otel.createContextKey('graphql-glassbox operation span');
   tracingChannel<unknown, ResolveEvent>('graphql:resolve').subscribe({ start, end, asyncStart: ignore, asyncEnd: finish, error });
 }
 
+/**
+ * The context a span made now should have as its parent when it belongs to the operation, not to
+ * one resolver (a batch): `context` with the operation's span active again if a resolver's span
+ * is, else `context` itself.
+ */
+export function operationContextOf(context: OtelApi.Context): OtelApi.Context {
+  if (operationKey === null || api === null) return context;
+  const operation = context.getValue(operationKey) as Span | undefined;
+  return operation === undefined ? context : api.trace.setSpan(context, operation);
+}
+
 function start(event: ResolveEvent): void {
-  const operation = api?.trace.getActiveSpan();
+  if (api === null || operationKey === null) return;
+  const active = api.context.active();
+  const operation = (active.getValue(operationKey) as Span | undefined) ?? api.trace.getSpan(active);
   const watching = operation === undefined ? undefined : watched.get(operation);
   if (watching === undefined) return;
   const { otel, tracer, fields } = watching;
   const path = event.fieldPath;
   const attributes = { 'graphql.field.name': event.fieldName, 'graphql.field.path': path, 'graphql.field.type': event.fieldType, 'graphql.parent.name': event.parentType };
   const parent = parentOf(fields, path) ?? (operation as Span);
-  const span = tracer.startSpan(`graphql.resolve ${path}`, { kind: otel.SpanKind.INTERNAL, attributes }, otel.trace.setSpan(otel.context.active(), parent));
+  const span = tracer.startSpan(`graphql.resolve ${path}`, { kind: otel.SpanKind.INTERNAL, attributes }, otel.trace.setSpan(active, parent));
   fields.set(path, span);
   event[SPAN] = span;
+  const resolving = otel.trace.setSpan(active, span).setValue(operationKey, operation);
+  event[RUN_WITHIN] = (work) => otel.context.with(resolving, work);
 }
 
 /** The span of the nearest field above `path` that has one (list indices have none). */
