@@ -3,6 +3,7 @@
  * in-memory exporter): the exact span tree, names, attributes and parents; and nothing
  * recorded, nothing broken, without a registered provider.
  */
+import { tracingChannel } from 'node:diagnostics_channel';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -325,6 +326,23 @@ describe('with a registered tracer provider', () => {
     expect(failing.events).toEqual([{ name: 'exception', attributes: expect.objectContaining({ 'exception.type': 'Error', 'exception.message': 'the database is down' }) }]);
   });
 
+  it('resolver spans for deferred fields too, until the last payload; then the channel is let go', async () => {
+    const started = await serve({ openTelemetry: { resolvers: true } });
+    const response = await fetch(started.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed; incrementalSpec=v0.2, application/json' },
+      body: JSON.stringify({ query: 'query Shelf { books { title ... @defer { author { name } } } }' }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('"hasNext":false');
+    const finished = await spans(13);
+    const parents = new Map(finished.map((span) => [span.name, shape(span, finished).parent]));
+    expect(parents.get('graphql.resolve books.2.author')).toBe('graphql.resolve books');
+    expect(parents.get('graphql.resolve books.2.author.name')).toBe('graphql.resolve books.2.author');
+    expect(parents.get('batch authorById')).toBe('query Shelf');
+    expect(tracingChannel('graphql:resolve').hasSubscribers).toBe(false);
+  });
+
   it('a resolver\'s span is active while it runs: the spans it makes, before and after an await, are its children', async () => {
     const started = await serve({ openTelemetry: { resolvers: true } });
     await post(started.url, { query: '{ lookup }' });
@@ -354,6 +372,8 @@ describe('with a registered tracer provider', () => {
     const asking = await serve({ openTelemetry: { resolvers: true } });
     await post(asking.url, { query: '{ books { title } }' });
     await spans(6);
+    // The channel is listened to only while an operation that asked is in flight.
+    expect(tracingChannel('graphql:resolve').hasSubscribers).toBe(false);
     const started = await serve();
     await post(started.url, { query: '{ books { title } }' });
     expect((await spans(2)).map((span) => span.name)).toEqual(['query', 'POST /graphql']);

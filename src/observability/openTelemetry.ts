@@ -21,7 +21,7 @@ import type * as OtelApi from '@opentelemetry/api';
 import { setBatchHook } from '../batching/batchHook.ts';
 import type { BatchHook } from '../batching/batchHook.ts';
 import type { TraceIds } from './logEntry.ts';
-import { operationContextOf, watchResolvers } from './resolverSpans.ts';
+import { operationContextOf, unwatchResolvers, watchResolvers } from './resolverSpans.ts';
 
 type Api = typeof OtelApi;
 type Span = OtelApi.Span;
@@ -86,7 +86,7 @@ interface ErrorLike {
 /** What an operation's span reads of its outcome (server/outcomes.ts's, without importing the layer above). */
 type OperationOutcomeLike =
   | { readonly kind: 'result'; readonly result: { readonly errors?: ReadonlyArray<ErrorLike> } }
-  | { readonly kind: 'incremental'; readonly initial: { readonly errors?: ReadonlyArray<ErrorLike> } }
+  | { readonly kind: 'incremental'; readonly initial: { readonly errors?: ReadonlyArray<ErrorLike> }; readonly subsequent: AsyncGenerator<unknown, void, void> }
   | { readonly kind: 'rateLimited'; readonly refusal: { readonly code: string } }
   | { readonly kind: 'stream'; readonly stream: AsyncGenerator<{ readonly errors?: ReadonlyArray<ErrorLike> }, void, void> }
   | { readonly kind: 'notAllowed' };
@@ -202,8 +202,18 @@ export class Telemetry {
     else if (outcome.kind === 'incremental' && outcome.initial.errors !== undefined && outcome.initial.errors.length > 0) this.operationErrors(span, outcome.initial.errors);
     else if (outcome.kind === 'rateLimited') span.setStatus({ code: this.otel.SpanStatusCode.ERROR, message: outcome.refusal.code });
     span.end();
+    // Resolvers run on until the last payload of an incremental delivery; a subscription's
+    // events are executions of their own, after the operation's span.
+    if (outcome.kind === 'incremental') return { ...outcome, subsequent: whenDelivered(outcome.subsequent, () => unwatchResolvers(span)) };
+    unwatchResolvers(span);
     if (outcome.kind !== 'stream') return outcome;
     return { ...outcome, stream: this.tracedEvents(span, outcome.stream) };
+  }
+
+  /** An operation that failed (threw) before it had an outcome: its span ends with the error. */
+  operationFailed(span: Span, error: unknown): void {
+    this.end(span, error);
+    unwatchResolvers(span);
   }
 
   /** A subscription's events, each told as a span (`<operation> event`) under its operation's, with its errors. */
@@ -289,4 +299,38 @@ export class Telemetry {
     if (status >= 400 || error !== null) span.setStatus({ code: this.otel.SpanStatusCode.ERROR });
     span.end();
   }
+}
+
+/**
+ * An incremental delivery's later payloads, calling `ended` once the delivery is over: the
+ * payload that says `hasNext: false` (after which a transport asks for no more), the
+ * generator's end, a failed step, `return()` or `throw()`.
+ */
+function whenDelivered<T>(stream: AsyncGenerator<T, void, void>, ended: () => void): AsyncGenerator<T, void, void> {
+  let over = false;
+  const end = (): void => {
+    if (over) return;
+    over = true;
+    ended();
+  };
+  const settle = (step: Promise<IteratorResult<T, void>>): Promise<IteratorResult<T, void>> =>
+    step.then(
+      (result) => {
+        if (result.done === true || (result.value as { hasNext?: boolean } | undefined)?.hasNext === false) end();
+        return result;
+      },
+      (error: unknown) => {
+        end();
+        throw error;
+      },
+    );
+  const watched = {
+    next: () => settle(stream.next()),
+    return: (value: void) => settle(stream.return(value)),
+    throw: (error: unknown) => settle(stream.throw(error)),
+    [Symbol.asyncIterator]() {
+      return watched;
+    },
+  };
+  return watched as unknown as AsyncGenerator<T, void, void>;
 }

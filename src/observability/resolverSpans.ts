@@ -7,10 +7,10 @@
  *
  * Made from the graphql:resolve tracing channel (language/tracingChannels.ts publishes it for
  * our executor, graphql 17 for its own), so the executor knows nothing of OpenTelemetry, and an
- * operation whose server did not ask pays nothing for it: the channel is subscribed only once an
- * operation asks for resolver spans, and from then on (a channel is the process's) every
- * execution publishes its resolvers; those of operations that did not ask are passed over by
- * one WeakMap look-up each.
+ * operation whose server did not ask pays nothing for it: the channel is subscribed only while
+ * an operation that asked for resolver spans is in flight. Meanwhile (a channel is the
+ * process's) every execution that starts publishes its resolvers; those of operations that did
+ * not ask are passed over by one WeakMap look-up each.
  *
  * A resolver's span is the active one while the resolver runs (tracingChannels.ts RUN_WITHIN),
  * as in OpenTelemetry's own GraphQL instrumentation: the spans a resolver makes (a database
@@ -51,19 +51,31 @@ interface WatchedOperation {
 
 /** The operations whose resolvers get spans, by their operation span (found as the active span when a resolver starts). */
 const watched = new WeakMap<object, WatchedOperation>();
+/** How many watched operations have not ended: the channel is subscribed while there are some. */
+let inFlight = 0;
 let api: Api | null = null;
-let subscribed = false;
 /** The context key under which a resolver's context names its operation's span (made with the API, once). */
 let operationKey: symbol | null = null;
+const resolveChannel = tracingChannel<unknown, ResolveEvent>('graphql:resolve');
+const handlers = { start, end, asyncStart: ignore, asyncEnd: finish, error };
 
-/** From now on until it ends, the resolvers `operation` runs (with its span active) get spans. */
+/** From now on until unwatchResolvers, the resolvers `operation` runs (with its span active) get spans. */
 export function watchResolvers(otel: Api, tracer: OtelApi.Tracer, operation: Span): void {
+  if (watched.has(operation)) return;
   watched.set(operation, { otel, tracer, fields: new Map() });
-  if (subscribed) return;
   api = otel;
-  subscribed = true;
-  operationKey = otel.createContextKey('graphql-glassbox operation span');
-  tracingChannel<unknown, ResolveEvent>('graphql:resolve').subscribe({ start, end, asyncStart: ignore, asyncEnd: finish, error });
+  operationKey ??= otel.createContextKey('graphql-glassbox operation span');
+  if (inFlight++ === 0) resolveChannel.subscribe(handlers);
+}
+
+/**
+ * `operation`'s resolvers have all run (its last payload is out, or it failed). Once no watched
+ * operation is left, the channel is unsubscribed: executions that start from then on, those of a
+ * server that never asked for resolver spans included, publish nothing and keep their fast paths.
+ */
+export function unwatchResolvers(operation: Span): void {
+  if (!watched.delete(operation)) return;
+  if (--inFlight === 0) resolveChannel.unsubscribe(handlers);
 }
 
 /**

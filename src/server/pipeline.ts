@@ -336,14 +336,14 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     try {
       outcome = otel.within(span, () => this.phases(request, known));
     } catch (error) {
-      otel.end(span, error);
+      otel.operationFailed(span, error);
       throw error;
     }
     if (!(outcome instanceof Promise)) return otel.operationEnded(span, this.counted(outcome));
     return outcome.then(
       (settled) => otel.operationEnded(span, this.counted(settled)),
       (error: unknown) => {
-        otel.end(span, error);
+        otel.operationFailed(span, error);
         throw error;
       },
     );
