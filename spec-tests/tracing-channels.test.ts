@@ -353,6 +353,19 @@ describe('tracing channels: the server and the public API publish parse and vali
     });
   }
 
+  it('makeSchema publishes its parses of SDL on graphql:parse, as graphql 17\'s own parse does', async () => {
+    const typeDefs = 'type Query { ping: String }';
+    const events = await record(null, () => makeSchema({ typeDefs, resolvers: {} }));
+    // The typeDefs, then the definitions of the directives makeSchema adds (@cost, @listSize, @auth...).
+    const named = (source: unknown) => (source === typeDefs ? 'typeDefs' : /directive @cost\b/.test(String(source)) ? 'the added directives' : source);
+    expect(events.map(([channel, event, context]) => [channel, event, named(context['source']), context['result']])).toEqual([
+      ['parse', 'start', 'typeDefs', undefined],
+      ['parse', 'end', 'typeDefs', 'Document'],
+      ['parse', 'start', 'the added directives', undefined],
+      ['parse', 'end', 'the added directives', 'Document'],
+    ]);
+  });
+
   it('parseWithLimits publishes a parse error as graphql:parse start, error, end', async () => {
     const events = await record(null, () => parseWithLimits('{ hello'));
     expect(events).toEqual([

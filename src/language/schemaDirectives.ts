@@ -6,8 +6,10 @@
  * graphql-js does not keep directive applications on built types, only their AST (`astNode`
  * and `extensionASTNodes`), so that is where they are read.
  */
-import { Kind, parse } from 'graphql';
+import { Kind } from 'graphql';
 import type { ConstDirectiveNode, DocumentNode } from 'graphql';
+// graphql's parse, published on graphql:parse under graphql 16 as graphql 17's own parse publishes it.
+import { parse } from './tracingChannels.ts';
 
 /** Anything of the schema that may carry directives in its SDL. */
 export interface Annotated {

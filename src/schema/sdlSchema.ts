@@ -9,8 +9,10 @@
  * its own (its name says which part, when there are several), the names a build error quotes are
  * looked up in the document to locate it, and validateSchema runs here, at once.
  */
-import { GraphQLError, Kind, Source, buildASTSchema, concatAST, parse, validateSchema, visit } from 'graphql';
+import { GraphQLError, Kind, Source, buildASTSchema, concatAST, validateSchema, visit } from 'graphql';
 import type { ASTNode, DocumentNode, GraphQLSchema } from 'graphql';
+// graphql's parse, published on graphql:parse under graphql 16 as graphql 17's own parse publishes it.
+import { parse } from '../language/tracingChannels.ts';
 
 type TypeDefs = string | DocumentNode | ReadonlyArray<string | DocumentNode>;
 
