@@ -87,8 +87,13 @@ server.listen(port, host, () => {
   if (!security.production) console.log('Demo API keys (X-API-Key): demo-reader, demo-editor, demo-admin (Author.email is for demo-admin).');
 });
 
+// Listened to for good, not once: a signal sent to the process group comes again through npm or
+// tsx, which forward theirs, and with no listener left it would kill the process mid-shutdown.
+let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
     console.log(`${signal}: finishing in-flight requests, then stopping.`);
     void server
       .shutdown()

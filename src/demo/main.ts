@@ -105,8 +105,14 @@ server.listen(port, host, () => {
   if (metricsOff) console.log('/metrics is off: in production it is served only with METRICS_TOKEN set, to scrapes that send it as a bearer token.');
 });
 
+// Listened to for good, not once: under `npm start` the process group's signal comes twice (npm
+// forwards the one it got too), and a second one, with no listener left, would kill the process
+// halfway through its shutdown, its last output lost. A repeated signal changes nothing.
+let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
     console.log(`${signal}: finishing in-flight requests, then stopping.`);
     void server
       .shutdown()
