@@ -719,8 +719,10 @@ describe('npm start', () => {
       expect(response.status).toBe(200);
       expect(json(response)).toMatchObject({ data: { me: { id: 'demo-reader', roles: ['reader'] }, books: { total: 5, items: [{ title: 'The Dispossessed' }] } } });
 
+      // The group's SIGTERM reaches node twice (npm forwards its own): the second must not cut the shutdown short.
       await demo.terminate();
       expect(demo.stdout()).toContain('SIGTERM: finishing in-flight requests, then stopping.\n');
+      expect(demo.exitCode(), demo.output()).toBe(0);
     } finally {
       demo.dispose();
     }
