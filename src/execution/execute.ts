@@ -149,7 +149,16 @@ export type PlannedExecuteArgs = Omit<ExecuteArgs, 'schema' | 'document' | 'oper
  * document, an invalid schema, variables that are not an object) throws at once, as graphql-js does.
  */
 export function execute(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
-  if (!isTraced(executeChannel)) return executeUnpublished(args);
+  return isTraced(executeChannel) ? executePublished(args) : executeUnpublished(args);
+}
+
+/**
+ * A publication (graphql:execute here, and the same for executePlan, operationVariables and
+ * executeWithVariables below) is a function of its own, never a branch of the function nobody
+ * listens through: its closure, inline, changed how V8 optimized the whole execution under it
+ * (nested-sync under graphql 17 fell to half its speed in about half the benchmark's runs).
+ */
+function executePublished(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
   return traced(executeChannel, operationContext(args.schema, args.document, args.variableValues, args.operationName), () => executeUnpublished(args));
 }
 
@@ -178,7 +187,10 @@ function executeUnpublished(args: ExecuteArgs): PromiseOrValue<ExecutionResult> 
  * validated): no argument checks, no plan lookup. Published on graphql:execute as execute() is.
  */
 export function executePlan(plan: OperationPlan, args: PlannedExecuteArgs): PromiseOrValue<ExecutionResult> {
-  if (!isTraced(executeChannel)) return executePlanUnpublished(plan, args);
+  return isTraced(executeChannel) ? executePlanPublished(plan, args) : executePlanUnpublished(plan, args);
+}
+
+function executePlanPublished(plan: OperationPlan, args: PlannedExecuteArgs): PromiseOrValue<ExecutionResult> {
   const context = knownOperationContext(plan.schema, plan.document, plan.operation, args.variableValues);
   return traced(executeChannel, context, () => executePlanUnpublished(plan, args));
 }
@@ -205,7 +217,10 @@ export function executeEventCoercingVariables(plan: OperationPlan, args: Planned
  * graphql:execute:variableCoercion, whose `result` is `{ variableValues }` or `{ errors }`.
  */
 export function operationVariables(plan: OperationPlan, args: PlannedExecuteArgs): VariableValues | GraphQLError[] {
-  if (!isTraced(variableCoercionChannel)) return coerceOperationVariables(plan, args);
+  return isTraced(variableCoercionChannel) ? operationVariablesPublished(plan, args) : coerceOperationVariables(plan, args);
+}
+
+function operationVariablesPublished(plan: OperationPlan, args: PlannedExecuteArgs): VariableValues | GraphQLError[] {
   const context = chosenOperationContext(plan.schema, plan.document, plan.operation, args.variableValues);
   const coerced = traced(variableCoercionChannel, context, (): { errors: GraphQLError[] } | { variableValues: VariableValues } => {
     const variables = coerceOperationVariables(plan, args);
@@ -237,7 +252,11 @@ export function executeWithVariables(
 ): PromiseOrValue<ExecutionResult> {
   const exec = new Execution(plan, args, variables, args.typeResolver ?? defaultTypeResolver);
   if (prepare !== undefined) prepare(exec);
-  if (!isTraced(rootSelectionSetChannel)) return executeOperation(exec);
+  return isTraced(rootSelectionSetChannel) ? executeOperationPublished(exec, args) : executeOperation(exec);
+}
+
+function executeOperationPublished(exec: Execution, args: PlannedExecuteArgs): PromiseOrValue<ExecutionResult> {
+  const plan = exec.plan;
   const context = chosenOperationContext(plan.schema, plan.document, plan.operation, args.variableValues);
   return traced(rootSelectionSetChannel, context, () => executeOperation(exec));
 }
