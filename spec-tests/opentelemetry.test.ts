@@ -343,29 +343,23 @@ describe('with a registered tracer provider', () => {
     expect(tracingChannel('graphql:resolve').hasSubscribers).toBe(false);
   });
 
-  it('a resolver\'s span is active while it runs: the spans it makes, before and after an await, are its children', async () => {
-    const started = await serve({ openTelemetry: { resolvers: true } });
+  // The spans a resolver makes itself (one at once, one after an await), and their parents.
+  it.each([
+    {
+      when: 'with resolver spans, under its span, which is active while it runs',
+      options: { openTelemetry: { resolvers: true } },
+      parents: [['db.connect', 'graphql.resolve lookup'], ['db.query', 'graphql.resolve lookup'], ['graphql.resolve lookup', 'query'], ['query', 'POST /graphql'], ['POST /graphql', null]],
+    },
+    {
+      when: 'without them, under the operation\'s span',
+      options: {},
+      parents: [['db.connect', 'query'], ['db.query', 'query'], ['query', 'POST /graphql'], ['POST /graphql', null]],
+    },
+  ])('the spans a resolver makes, before and after an await: $when', async ({ options, parents }) => {
+    const started = await serve(options);
     await post(started.url, { query: '{ lookup }' });
-    const finished = await spans(5);
-    expect(finished.map((span) => [span.name, shape(span, finished).parent])).toEqual([
-      ['db.connect', 'graphql.resolve lookup'],
-      ['db.query', 'graphql.resolve lookup'],
-      ['graphql.resolve lookup', 'query'],
-      ['query', 'POST /graphql'],
-      ['POST /graphql', null],
-    ]);
-  });
-
-  it('without resolver spans, the spans a resolver makes are the operation\'s children', async () => {
-    const started = await serve();
-    await post(started.url, { query: '{ lookup }' });
-    const finished = await spans(4);
-    expect(finished.map((span) => [span.name, shape(span, finished).parent])).toEqual([
-      ['db.connect', 'query'],
-      ['db.query', 'query'],
-      ['query', 'POST /graphql'],
-      ['POST /graphql', null],
-    ]);
+    const finished = await spans(parents.length);
+    expect(finished.map((span) => [span.name, shape(span, finished).parent])).toEqual(parents);
   });
 
   it('no resolver spans unless asked, even once another server asked for them', async () => {

@@ -20,6 +20,7 @@
 import type * as OtelApi from '@opentelemetry/api';
 import { setBatchHook } from '../batching/batchHook.ts';
 import type { BatchHook } from '../batching/batchHook.ts';
+import { mapAsyncIterable } from '../jsutils/mapAsyncIterable.ts';
 import type { TraceIds } from './logEntry.ts';
 import { operationContextOf, unwatchResolvers, watchResolvers } from './resolverSpans.ts';
 
@@ -202,10 +203,12 @@ export class Telemetry {
     else if (outcome.kind === 'incremental' && outcome.initial.errors !== undefined && outcome.initial.errors.length > 0) this.operationErrors(span, outcome.initial.errors);
     else if (outcome.kind === 'rateLimited') span.setStatus({ code: this.otel.SpanStatusCode.ERROR, message: outcome.refusal.code });
     span.end();
-    // Resolvers run on until the last payload of an incremental delivery; a subscription's
-    // events are executions of their own, after the operation's span.
-    if (outcome.kind === 'incremental') return { ...outcome, subsequent: whenDelivered(outcome.subsequent, () => unwatchResolvers(span)) };
-    unwatchResolvers(span);
+    // Resolvers run on until the last payload of an incremental delivery: the one saying
+    // `hasNext: false` (a transport asks for no more after it), or the delivery's end, failure or
+    // return(), whichever comes first. A subscription's events are executions of their own.
+    const unwatch = (): void => unwatchResolvers(span);
+    if (outcome.kind === 'incremental') return { ...outcome, subsequent: mapAsyncIterable(outcome.subsequent, (payload) => lastPayloadThen(payload, unwatch), unwatch) };
+    unwatch();
     if (outcome.kind !== 'stream') return outcome;
     return { ...outcome, stream: this.tracedEvents(span, outcome.stream) };
   }
@@ -301,36 +304,8 @@ export class Telemetry {
   }
 }
 
-/**
- * An incremental delivery's later payloads, calling `ended` once the delivery is over: the
- * payload that says `hasNext: false` (after which a transport asks for no more), the
- * generator's end, a failed step, `return()` or `throw()`.
- */
-function whenDelivered<T>(stream: AsyncGenerator<T, void, void>, ended: () => void): AsyncGenerator<T, void, void> {
-  let over = false;
-  const end = (): void => {
-    if (over) return;
-    over = true;
-    ended();
-  };
-  const settle = (step: Promise<IteratorResult<T, void>>): Promise<IteratorResult<T, void>> =>
-    step.then(
-      (result) => {
-        if (result.done === true || (result.value as { hasNext?: boolean } | undefined)?.hasNext === false) end();
-        return result;
-      },
-      (error: unknown) => {
-        end();
-        throw error;
-      },
-    );
-  const watched = {
-    next: () => settle(stream.next()),
-    return: (value: void) => settle(stream.return(value)),
-    throw: (error: unknown) => settle(stream.throw(error)),
-    [Symbol.asyncIterator]() {
-      return watched;
-    },
-  };
-  return watched as unknown as AsyncGenerator<T, void, void>;
+/** `payload`, after calling `then` if it is an incremental delivery's last (`hasNext: false`). */
+function lastPayloadThen<T>(payload: T, then: () => void): T {
+  if ((payload as { hasNext?: boolean } | null)?.hasNext === false) then();
+  return payload;
 }
