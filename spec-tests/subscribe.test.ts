@@ -26,6 +26,8 @@ import type { SubscribeArgs } from '../src/index.ts';
 import { isAsyncIterable, thrown, transcript as pullAll, wire } from './support/transcript.ts';
 import type { Step, SubscribeFn, Thrown, WireResult } from './support/transcript.ts';
 import { GRAPHQL_MAJOR, byMajor } from './support/graphqlMajor.ts';
+import { OperationPlan, planOperation } from '../src/execution/plan.ts';
+import { subscribePlan } from '../src/execution/subscribe.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Running one subscription under both engines
@@ -1172,6 +1174,63 @@ describe('subscribe: the API', () => {
         17: 'resolved',
       }),
     );
+  });
+});
+
+/** How a subscribe call answers: at once (a value), with a promise (settled here, whatever it settles to), or by throwing. */
+async function answerKind(call: () => unknown): Promise<'at once' | 'a promise' | 'throws'> {
+  let answer: unknown;
+  try {
+    answer = call();
+  } catch {
+    return 'throws';
+  }
+  if (!(answer instanceof Promise)) return 'at once';
+  await answer.then(
+    () => undefined,
+    () => undefined,
+  );
+  return 'a promise';
+}
+
+/** Subscriptions that answer at once under graphql 17 and those that do not, each with what its subscribe resolver does. */
+const ANSWER_CASES: ReadonlyArray<{ name: string; query: string; variables?: Record<string, unknown>; async?: true; at17: 'at once' | 'a promise' }> = [
+  { name: 'the resolver answers with its stream', query: 'subscription { events { id } }', at17: 'at once' },
+  { name: 'the resolver answers with a promise of its stream', query: 'subscription { greeting }', async: true, at17: 'a promise' },
+  { name: 'the resolver throws', query: 'subscription { broken(how: "throws") }', at17: 'at once' },
+  { name: 'the resolver answers with an Error', query: 'subscription { broken(how: "returnsError") }', at17: 'at once' },
+  { name: 'the resolver answers with something not a stream', query: 'subscription { broken(how: "returnsString") }', at17: 'at once' },
+  { name: 'the resolver rejects', query: 'subscription { broken(how: "rejects") }', at17: 'a promise' },
+  { name: 'the resolver resolves to something not a stream', query: 'subscription { broken(how: "resolvesToObject") }', at17: 'a promise' },
+  { name: 'the variables cannot be coerced', query: 'subscription ($n: Int!) { count(n: $n) }', variables: { n: 'two' }, at17: 'at once' },
+  { name: 'the root field is not defined', query: 'subscription { nope }', at17: 'at once' },
+];
+
+describe('subscribe: answering at once or with a promise', () => {
+  const argsOf = (testCase: (typeof ANSWER_CASES)[number]): SubscribeArgs => ({
+    schema,
+    document: parse(testCase.query),
+    variableValues: testCase.variables,
+    contextValue: context([]),
+    subscribeFieldResolver: testCase.async === true ? async (_root: unknown, _args: unknown, contextValue: unknown) => (contextValue as Context).feed : undefined,
+  });
+
+  for (const testCase of ANSWER_CASES) {
+    it(`answers as graphql-js does when ${testCase.name}: under 16 with a promise, under 17 ${testCase.at17}`, async () => {
+      const { expected, actual } = await onBoth((engine) => answerKind(() => engine.subscribe(argsOf(testCase))));
+      expect(actual).toBe(expected);
+      expect(expected).toBe(byMajor({ 16: 'a promise', 17: testCase.at17 }));
+    });
+  }
+
+  it("answers from subscribePlan (the server's) as subscribe does, for every case above", async () => {
+    for (const testCase of ANSWER_CASES) {
+      const args = argsOf(testCase);
+      const plan = planOperation(schema, args.document, null);
+      expect(plan).toBeInstanceOf(OperationPlan);
+      const kind = await answerKind(() => subscribePlan(plan as OperationPlan, args));
+      expect(kind, testCase.name).toBe(byMajor({ 16: 'a promise', 17: testCase.at17 }));
+    }
   });
 });
 

@@ -74,7 +74,7 @@ const config = {
       items: [User]
     }
     type Mutation { add(n: Int!): Int }
-    type Subscription { tick: Int }
+    type Subscription { tick: Int tock: Int refused(n: Int): Int }
   `,
   resolvers: {
     Query: {
@@ -98,6 +98,19 @@ const config = {
             yield { tick: 1 };
             yield { tick: 2 };
           })(),
+      },
+      // Its stream at once: graphql 17's subscribe then answers at once, its publication without asyncStart and asyncEnd.
+      tock: {
+        subscribe: () =>
+          (async function* () {
+            yield { tock: 1 };
+            yield { tock: 2 };
+          })(),
+      },
+      refused: {
+        subscribe: () => {
+          throw new Error('refused');
+        },
       },
     },
   },
@@ -256,7 +269,10 @@ const CASES: ReadonlyArray<Case> = [
   { name: 'an operation chosen by name', query: 'query A { hello } query B { later }', operationName: 'B' },
   { name: 'an unknown operation name', query: 'query A { hello }', operationName: 'C' },
   { name: 'a mutation, its fields one after another', query: 'mutation Add { first: add(n: 1) second: add(n: 2) }' },
-  { name: 'a subscription and its events', query: 'subscription Ticks { tick }', subscription: true },
+  { name: 'a subscription whose resolver answers with a promise of its stream, and its events', query: 'subscription Ticks { tick }', subscription: true },
+  { name: 'a subscription whose resolver answers with its stream at once, and its events', query: 'subscription Tocks { tock }', subscription: true },
+  { name: 'a subscription whose resolver throws', query: 'subscription Refused { refused }', subscription: true },
+  { name: 'a subscription whose variables cannot be coerced', query: 'subscription Refused($n: Int) { refused(n: $n) }', variables: { n: 'three' }, subscription: true },
   { name: 'incremental delivery: a deferred fragment', query: 'query D { hello ... @defer(label: "L") { slow { name } } }', incremental: true },
 ];
 
@@ -272,8 +288,9 @@ async function runCase(engine: Engine, testCase: Case, document: DocumentNode): 
     await engine.execute(args);
     return;
   }
-  const stream = (await engine.subscribe(args)) as AsyncIterable<unknown>;
-  for await (const event of stream) expect(event).toBeDefined();
+  const subscribed = (await engine.subscribe(args)) as object;
+  if (!(Symbol.asyncIterator in subscribed)) return;
+  for await (const event of subscribed as AsyncIterable<unknown>) expect(event).toBeDefined();
 }
 
 async function sequence(engine: Engine, testCase: Case): Promise<Recorded[]> {

@@ -4,8 +4,10 @@
  */
 import type { ExecutionResult } from 'graphql';
 import type { SubscribeArgs } from '../../src/index.ts';
+import type { PromiseOrValue } from '../../src/jsutils/promiseOrValue.ts';
 
-export type SubscribeFn = (args: SubscribeArgs) => Promise<AsyncIterable<ExecutionResult> | ExecutionResult>;
+/** graphql 17's `subscribe` (and ours under it) answers at once unless the subscribe resolver answers with a promise. */
+export type SubscribeFn = (args: SubscribeArgs) => PromiseOrValue<AsyncIterable<ExecutionResult> | ExecutionResult>;
 
 /** A result as it goes over the wire: each error as { message, locations, path, extensions }. */
 export type WireResult = {

@@ -23,7 +23,9 @@ import { GraphQLError, defaultFieldResolver, isNonNullType, locatedError } from 
 import type { DocumentNode, ExecutionResult, FieldNode, GraphQLFieldResolver, GraphQLSchema } from 'graphql';
 import { inspect } from '../jsutils/inspect.ts';
 import { isAsyncIterable } from '../jsutils/isAsyncIterable.ts';
+import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
 import { mapAsyncIterable } from '../jsutils/mapAsyncIterable.ts';
+import type { PromiseOrValue } from '../jsutils/promiseOrValue.ts';
 import { collectFields } from '../language/collectFields.ts';
 import {
   ANY_SOURCE_ERROR_IS_A_RESULT,
@@ -32,6 +34,7 @@ import {
   NON_STREAM_IS_FIELD_ERROR,
   NO_ROOT_FIELD_MESSAGE,
   REFUSES_POSITIONAL_SUBSCRIBE,
+  SUBSCRIBES_SYNCHRONOUSLY,
   argumentValues,
   coerceVariableValues,
   ensureGraphQLError,
@@ -54,36 +57,46 @@ export interface SubscribeArgs extends ExecuteArgs {
 
 /**
  * Subscribes: the response stream (an AsyncIterable of ExecutionResult), or an ExecutionResult
- * holding the request or field errors that kept the source stream from being made. It answers
- * with a promise. Misuse of the API rejects it under graphql 16, as graphql 16's does; under
- * graphql 17 it throws at once, as 17's does, and so does an operation that is not a
- * subscription (graphqlCompat.ts).
+ * holding the request or field errors that kept the source stream from being made. Under graphql
+ * 17 it answers at once, unless the subscribe resolver answers with a promise, as 17's does;
+ * under 16 always with a promise, as 16's does (graphqlCompat.ts SUBSCRIBES_SYNCHRONOUSLY).
+ * Either way its graphql:subscribe publication is graphql 17's: it ends at `end` when the answer
+ * is known at once, and has asyncStart and asyncEnd only when it waited for the resolver. Misuse
+ * of the API rejects it under graphql 16, as graphql 16's does; under graphql 17 it throws at
+ * once, as 17's does, and so does an operation that is not a subscription (graphqlCompat.ts).
  */
-export function subscribe(args: SubscribeArgs): Promise<Subscribed> {
+export function subscribe(args: SubscribeArgs): PromiseOrValue<Subscribed> {
   if (REFUSES_POSITIONAL_SUBSCRIBE && arguments.length >= 2) {
     return Promise.reject(new Error('graphql@16 dropped long-deprecated support for positional arguments, please pass an object instead.'));
   }
-  if (!isTraced(subscribeChannel)) return subscribeUnpublished(args);
-  return traced(subscribeChannel, operationContext(args.schema, args.document, args.variableValues, args.operationName), () => subscribeUnpublished(args));
+  return SUBSCRIBES_SYNCHRONOUSLY ? subscribePublished(args) : subscribeInPromise(args);
 }
 
 /** What subscribing answers: the response stream, or the errors that kept it from being made. */
 type Subscribed = AsyncGenerator<ExecutionResult, void, void> | ExecutionResult;
 
-/** subscribe() within its graphql:subscribe publication (language/tracingChannels.ts), or without one when nobody listens. */
-function subscribeUnpublished(args: SubscribeArgs): Promise<Subscribed> {
-  if (!CHECKS_SUBSCRIPTION_OPERATION) return subscribeAsync(args);
-  const plan = chooseOperation(args);
-  if (!(plan instanceof OperationPlan)) return Promise.resolve(plan);
-  const variables = operationVariables(plan, args);
-  if (Array.isArray(variables)) return Promise.resolve({ errors: variables });
-  if (plan.operation.operation !== 'subscription') throw new GraphQLError('Expected subscription operation.');
-  return subscribeWithVariables(plan, args, variables);
+/**
+ * graphql 16's subscribe is an async function: whatever happens, a throw too, comes as a promise.
+ * The promise is made outside the publication, which stays graphql 17's (tracingChannels.ts).
+ */
+async function subscribeInPromise(args: SubscribeArgs): Promise<Subscribed> {
+  return subscribePublished(args);
 }
 
-async function subscribeAsync(args: SubscribeArgs): Promise<Subscribed> {
+function subscribePublished(args: SubscribeArgs): PromiseOrValue<Subscribed> {
+  if (!isTraced(subscribeChannel)) return subscribeUnpublished(args);
+  return traced(subscribeChannel, operationContext(args.schema, args.document, args.variableValues, args.operationName), () => subscribeUnpublished(args));
+}
+
+/** subscribe() within its graphql:subscribe publication (language/tracingChannels.ts), or without one when nobody listens. */
+function subscribeUnpublished(args: SubscribeArgs): PromiseOrValue<Subscribed> {
   const plan = chooseOperation(args);
-  return plan instanceof OperationPlan ? subscribePlanUnpublished(plan, args) : plan;
+  if (!(plan instanceof OperationPlan)) return plan;
+  const variables = operationVariables(plan, args);
+  if (Array.isArray(variables)) return { errors: variables };
+  // graphql 16 takes the stream from the subscription root whatever the operation (graphqlCompat.ts).
+  if (CHECKS_SUBSCRIPTION_OPERATION && plan.operation.operation !== 'subscription') throw new GraphQLError('Expected subscription operation.');
+  return subscribeWithVariables(plan, args, variables);
 }
 
 /** What subscribing to a planned operation reads of subscribe()'s arguments: the plan has the schema, document and operation. */
@@ -92,22 +105,38 @@ export type PlannedSubscribeArgs = Omit<SubscribeArgs, 'schema' | 'document' | '
 /**
  * subscribe() for an operation already chosen by planOperation, and planned for the caller's
  * access, as the operation pipeline holds it: the source stream mapped to responses, or the
- * errors that kept it from being made. Published on graphql:subscribe, as subscribe() is.
+ * errors that kept it from being made. Published on graphql:subscribe, and answered at once or
+ * with a promise, as subscribe() is.
  */
-export function subscribePlan(plan: OperationPlan, args: PlannedSubscribeArgs): Promise<Subscribed> {
+export function subscribePlan(plan: OperationPlan, args: PlannedSubscribeArgs): PromiseOrValue<Subscribed> {
+  return SUBSCRIBES_SYNCHRONOUSLY ? subscribePlanPublished(plan, args) : subscribePlanInPromise(plan, args);
+}
+
+/** As subscribeInPromise: graphql 16's answer is a promise, made outside the publication. */
+async function subscribePlanInPromise(plan: OperationPlan, args: PlannedSubscribeArgs): Promise<Subscribed> {
+  return subscribePlanPublished(plan, args);
+}
+
+function subscribePlanPublished(plan: OperationPlan, args: PlannedSubscribeArgs): PromiseOrValue<Subscribed> {
   if (!isTraced(subscribeChannel)) return subscribePlanUnpublished(plan, args);
   const context = knownOperationContext(plan.schema, plan.document, plan.operation, args.variableValues);
   return traced(subscribeChannel, context, () => subscribePlanUnpublished(plan, args));
 }
 
-async function subscribePlanUnpublished(plan: OperationPlan, args: PlannedSubscribeArgs): Promise<Subscribed> {
+function subscribePlanUnpublished(plan: OperationPlan, args: PlannedSubscribeArgs): PromiseOrValue<Subscribed> {
   const variables = operationVariables(plan, args);
   if (Array.isArray(variables)) return { errors: variables };
   return subscribeWithVariables(plan, args, variables);
 }
 
-async function subscribeWithVariables(plan: OperationPlan, args: PlannedSubscribeArgs, variables: VariableValues): Promise<Subscribed> {
-  const source = await sourceWithVariables(plan, args, variables);
+/** The response stream once the source stream is made: at once if the subscribe resolver answered at once. */
+function subscribeWithVariables(plan: OperationPlan, args: PlannedSubscribeArgs, variables: VariableValues): PromiseOrValue<Subscribed> {
+  const source = sourceWithVariables(plan, args, variables);
+  return source instanceof Promise ? source.then((made) => responseStream(plan, args, variables, made)) : responseStream(plan, args, variables, source);
+}
+
+/** MapSourceToResponseEvent: the source stream mapped to the results of its events, or the errors that kept it from being made. */
+function responseStream(plan: OperationPlan, args: PlannedSubscribeArgs, variables: VariableValues, source: Source): Subscribed {
   if (!('stream' in source)) return source;
   // ExecuteSubscriptionEvent: the planned operation, with the event as its root value. graphql 16
   // coerces the variables again for every event: each event gets values of its own, which a
@@ -168,7 +197,7 @@ async function sourceEventStream(args: SubscribeArgs): Promise<Source> {
   return plan instanceof OperationPlan ? planSourceStream(plan, args) : plan;
 }
 
-async function planSourceStream(plan: OperationPlan, args: PlannedSubscribeArgs): Promise<Source> {
+function planSourceStream(plan: OperationPlan, args: PlannedSubscribeArgs): PromiseOrValue<Source> {
   const coerced = coerceVariables(plan, args);
   if (coerced.errors !== undefined) return { errors: [...coerced.errors] };
   return sourceWithVariables(plan, args, coerced.variables);
@@ -182,29 +211,62 @@ function coerceVariables(plan: OperationPlan, args: PlannedSubscribeArgs): Retur
   });
 }
 
-async function sourceWithVariables(plan: OperationPlan, args: PlannedSubscribeArgs, variables: VariableValues): Promise<Source> {
+/**
+ * The source stream, or the errors that kept it from being made: at once, unless the subscribe
+ * resolver answers with a promise.
+ */
+function sourceWithVariables(plan: OperationPlan, args: PlannedSubscribeArgs, variables: VariableValues): PromiseOrValue<Source> {
+  let call: ResolverCall;
   try {
-    const stream = await subscriptionStream(args, plan, variables);
-    if (!isAsyncIterable(stream)) {
-      throw new Error(`Subscription field must return Async Iterable. Received: ${inspect(stream)}.`);
-    }
-    return { stream };
+    call = callSubscribeResolver(args, plan, variables);
   } catch (error) {
-    // A field error (located by subscriptionStream) is an answer; anything else is a fault,
-    // which graphql 17 answers too (graphqlCompat.ts).
-    if (error instanceof GraphQLError) return { errors: [error] };
-    if (ANY_SOURCE_ERROR_IS_A_RESULT) return { errors: [ensureGraphQLError(error)] };
-    throw error;
+    return sourceError(error);
   }
+  const { answer, locate } = call;
+  if (!isPromiseLike(answer)) return settledSource(answer, locate);
+  return Promise.resolve(answer).then(
+    (value) => settledSource(value, locate),
+    (error: unknown) => sourceError(locate(error)),
+  );
+}
+
+/** What the subscribe resolver answered, or its promise settled to, as the source stream or the field error it is. */
+function settledSource(answer: unknown, locate: ResolverCall['locate']): Source {
+  let stream: unknown;
+  try {
+    stream = checkedStream(answer);
+  } catch (error) {
+    return sourceError(locate(error));
+  }
+  // Under graphql 16 checkedStream lets a non-stream through: a fault, not a field error.
+  if (!isAsyncIterable(stream)) return sourceError(new Error(`Subscription field must return Async Iterable. Received: ${inspect(stream)}.`));
+  return { stream };
+}
+
+/**
+ * What an error making the source stream answers: a field error (located by
+ * callSubscribeResolver) is an answer; anything else is a fault, thrown, which graphql 17
+ * answers too (graphqlCompat.ts).
+ */
+function sourceError(error: unknown): ExecutionResult {
+  if (error instanceof GraphQLError) return { errors: [error] };
+  if (ANY_SOURCE_ERROR_IS_A_RESULT) return { errors: [ensureGraphQLError(error)] };
+  throw error;
+}
+
+/** What the subscribe resolver answered (maybe a promise), and how to locate an error of that answer at the root field. */
+interface ResolverCall {
+  readonly answer: unknown;
+  readonly locate: (error: unknown) => GraphQLError;
 }
 
 /**
  * ResolveFieldEventStream (GraphQL spec, "Source Stream"): calls the root subscription field's `subscribe`
  * resolver (or `subscribeFieldResolver`, or graphql-js's default) with the root value.
  * As in graphql-js, the root type is the schema's subscription type, and only the first root
- * field (after @skip/@include) makes the stream.
+ * field (after @skip/@include) makes the stream. What the resolver throws is thrown located.
  */
-async function subscriptionStream(args: PlannedSubscribeArgs, plan: OperationPlan, variables: VariableValues): Promise<unknown> {
+function callSubscribeResolver(args: PlannedSubscribeArgs, plan: OperationPlan, variables: VariableValues): ResolverCall {
   const { schema, operation, fragments } = plan;
   const rootType = schema.getSubscriptionType();
   if (rootType == null) {
@@ -222,23 +284,28 @@ async function subscriptionStream(args: PlannedSubscribeArgs, plan: OperationPla
     throw new GraphQLError(`The subscription field "${node.name.value}" is not defined.`, { nodes: fieldNodes });
   }
   const path = newPath(undefined, responseName, rootType.name, !isNonNullType(definition.type));
+  const locate = (error: unknown): GraphQLError => locatedError(error, fieldNodes, pathToArray(path));
   // A root field the caller may not use never has its subscribe resolver called.
   const denial = plan.access?.denial(rootType, definition) ?? null;
-  if (denial !== null) throw locatedError(denial, fieldNodes, pathToArray(path));
+  if (denial !== null) throw locate(denial);
   const field = { fieldName: definition.name, fieldNodes, returnType: definition.type, parentType: rootType };
   const signals = sourceStreamSignals(args.abortSignal ?? undefined);
   const info = resolveInfo({ schema, fragments, rootValue: args.rootValue, operation, variableValues: variables, executionSignals: () => signals }, field, path);
   try {
     const fieldArguments = argumentValues(definition, node, variables, args.hideSuggestions);
     const resolve = definition.subscribe ?? args.subscribeFieldResolver ?? defaultFieldResolver;
-    const stream: unknown = await resolve(args.rootValue, fieldArguments, args.contextValue, info);
-    if (stream instanceof Error) throw stream;
-    if (NON_STREAM_IS_FIELD_ERROR && !isAsyncIterable(stream)) {
-      throw new GraphQLError(`Subscription field must return Async Iterable. Received: ${inspect(stream)}.`);
-    }
-    return stream;
+    return { answer: resolve(args.rootValue, fieldArguments, args.contextValue, info), locate };
   } catch (error) {
-    throw locatedError(error, fieldNodes, pathToArray(path));
+    throw locate(error);
   }
+}
+
+/** The subscribe resolver's settled answer, if it may be the source stream: an Error it answered with is thrown. */
+function checkedStream(stream: unknown): unknown {
+  if (stream instanceof Error) throw stream;
+  if (NON_STREAM_IS_FIELD_ERROR && !isAsyncIterable(stream)) {
+    throw new GraphQLError(`Subscription field must return Async Iterable. Received: ${inspect(stream)}.`);
+  }
+  return stream;
 }
 

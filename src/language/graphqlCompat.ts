@@ -33,6 +33,7 @@
  * | a subscription's variables are coerced | again for every event           | once, shared by its events              |
  * | `subscribe` given a query or mutation  | runs it on the subscription root| throws "Expected subscription operation." |
  * | `subscribe(schema, document, …)`       | rejects, naming graphql 16      | throws graphql's misuse error           |
+ * | what `subscribe` answers with          | always a promise                | a value, unless the subscribe resolver's answer is a promise |
  * | a custom scalar's functions            | `serialize`, `parseValue`, `parseLiteral` | also `coerceOutputValue`, `coerceInputValue`, `coerceInputLiteral`, `valueToLiteral` |
  * | `graphql:parse`, `graphql:validate`     | published by ours (tracingChannels.ts) | published by graphql's parse, validate |
  * | awaiting a traced promise              | the promise                     | its publication, a microtask later      |
@@ -370,6 +371,13 @@ export const COERCES_VARIABLES_PER_EVENT = !IS_17;
 
 /** Whether `subscribe` refuses an operation that is not a subscription (17), at once, before it answers. */
 export const CHECKS_SUBSCRIPTION_OPERATION = IS_17;
+
+/**
+ * Whether `subscribe` answers at once unless the subscribe resolver answers with a promise (17:
+ * its `subscribe` returns a PromiseOrValue, so its graphql:subscribe publication then ends at
+ * `end`, without asyncStart and asyncEnd), or always with a promise (16's is an async function).
+ */
+export const SUBSCRIBES_SYNCHRONOUSLY = IS_17;
 
 /** Whether `subscribe` refuses graphql 15's positional arguments with 16's own message. */
 export const REFUSES_POSITIONAL_SUBSCRIBE = !IS_17;
