@@ -72,7 +72,10 @@ const PROPERTIES_LOOKED_AT = 32;
  * or shared by every request) still batches: its loads go out after the current tick.
  */
 export function holdsBatchLoader(context: unknown): boolean {
-  if (!anyConstructed || typeof context !== 'object' || context === null) return false;
+  return anyConstructed && typeof context === 'object' && context !== null && holdsAsProperty(context);
+}
+
+function holdsAsProperty(context: object): boolean {
   let looked = 0;
   for (const key in context) {
     if (!Object.hasOwn(context, key)) continue;

@@ -30,9 +30,10 @@
  *  - A traced execution (ExecuteArgs.trace) reports its resolver calls, and its scheduler its
  *    batches, to trace.ts; an untraced one pays a null check per resolver call and awaited value.
  *  - graphql 17's tracing channels (language/tracingChannels.ts): execute, the variables'
- *    coercion and the root selection set are published when somebody listens (one
- *    `hasSubscribers` read each otherwise); resolver calls, by an execution that found a
- *    graphql:resolve subscriber at its start, on the reference path (resolverChannel.ts).
+ *    coercion and the root selection set are published when somebody listens; resolver calls, by
+ *    an execution that found a graphql:resolve subscriber at its start, on the reference path
+ *    (resolverChannel.ts). An execution that finds nobody listening on any of them as it starts
+ *    (`isExecutionObserved`) asks nothing more.
  *
  * The state of one execution (its variables, `data`, `errors`, what is pending) is the
  * `Execution` of execution.ts.
@@ -75,9 +76,11 @@ import type { VariableValues } from '../language/graphqlCompat.ts';
 import {
   chosenOperationContext,
   executeChannel,
+  isExecutionObserved,
   isTraced,
   knownOperationContext,
   operationContext,
+  resolveChannel,
   rootSelectionSetChannel,
   traced,
   variableCoercionChannel,
@@ -89,7 +92,7 @@ import type { AbortState, Container, ResultObject } from './execution.ts';
 import { fieldPath, itemPath, pathToArray } from './path.ts';
 import type { ResponsePath } from './path.ts';
 import type { Continuation } from './pendingWork.ts';
-import { OperationPlan, ValueKind, planOperation } from './plan.ts';
+import { OperationPlan, ValueKind, isPlanError, planOperation } from './plan.ts';
 import type { AbstractPlan, FieldAccess, FieldPlan, ListPlan, SelectionPlan, StreamPlan, ValuePlan } from './plan.ts';
 import { NOT_PLAIN } from './plainReads.ts';
 import { FailedRead, NOT_READ, readProperty } from './propertyRead.ts';
@@ -149,7 +152,8 @@ export type PlannedExecuteArgs = Omit<ExecuteArgs, 'schema' | 'document' | 'oper
  * document, an invalid schema, variables that are not an object) throws at once, as graphql-js does.
  */
 export function execute(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
-  return isTraced(executeChannel) ? executePublished(args) : executeUnpublished(args);
+  if (!isExecutionObserved()) return executeUnpublished(args, false);
+  return isTraced(executeChannel) ? executePublished(args) : executeUnpublished(args, true);
 }
 
 /**
@@ -159,11 +163,15 @@ export function execute(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
  * (nested-sync under graphql 17 fell to half its speed in about half the benchmark's runs).
  */
 function executePublished(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
-  return traced(executeChannel, operationContext(args.schema, args.document, args.variableValues, args.operationName), () => executeUnpublished(args));
+  return traced(executeChannel, operationContext(args.schema, args.document, args.variableValues, args.operationName), () => executeUnpublished(args, true));
 }
 
-/** execute() within its graphql:execute publication (tracingChannels.ts), or without one when nobody listens. */
-function executeUnpublished(args: ExecuteArgs): PromiseOrValue<ExecutionResult> {
+/**
+ * execute() within its graphql:execute publication (tracingChannels.ts), or without one when nobody
+ * listens. `observed`: whether anybody listened on the execution's channels as it started; when
+ * not, its other sites (variables, root selection set, resolvers) are not asked again.
+ */
+function executeUnpublished(args: ExecuteArgs, observed: boolean): PromiseOrValue<ExecutionResult> {
   const { schema, document, variableValues } = args;
   if (!schemasFreeOfIncrementalDelivery.has(schema)) {
     const refused = incrementalSchemaError(schema);
@@ -174,11 +182,11 @@ function executeUnpublished(args: ExecuteArgs): PromiseOrValue<ExecutionResult> 
 
   // GetOperation (GraphQL spec, "Executing Requests"), planned once per document (plan.ts).
   const plan = planOperation(schema, document, args.operationName);
-  if (!(plan instanceof OperationPlan)) return { errors: plan };
+  if (isPlanError(plan)) return { errors: plan };
   // An operation that defers or streams: graphql 17's execute refuses it once it would
   // (refuseIncremental.ts); graphql 16's knows no such directives and runs it whole.
   const prepare = EXECUTE_REFUSES_INCREMENTAL && plan.incremental ? refuseIncrementalDelivery : undefined;
-  return executePlanUnpublished(plan.forAccess(args.access), args, prepare);
+  return executePlanUnpublished(plan.forAccess(args.access), args, prepare, observed);
 }
 
 /**
@@ -187,6 +195,7 @@ function executeUnpublished(args: ExecuteArgs): PromiseOrValue<ExecutionResult> 
  * validated): no argument checks, no plan lookup. Published on graphql:execute as execute() is.
  */
 export function executePlan(plan: OperationPlan, args: PlannedExecuteArgs): PromiseOrValue<ExecutionResult> {
+  if (!isExecutionObserved()) return executePlanUnpublished(plan, args, undefined, false);
   return isTraced(executeChannel) ? executePlanPublished(plan, args) : executePlanUnpublished(plan, args);
 }
 
@@ -195,10 +204,15 @@ function executePlanPublished(plan: OperationPlan, args: PlannedExecuteArgs): Pr
   return traced(executeChannel, context, () => executePlanUnpublished(plan, args));
 }
 
-/** executePlan inside a graphql:execute publication made by its caller (or none). */
-export function executePlanUnpublished(plan: OperationPlan, args: PlannedExecuteArgs, prepare?: (exec: Execution) => void): PromiseOrValue<ExecutionResult> {
-  const variables = operationVariables(plan, args);
-  return Array.isArray(variables) ? { errors: variables } : executeWithVariables(plan, args, variables, prepare);
+/** executePlan inside a graphql:execute publication made by its caller (or none). `observed`: as for executeUnpublished. */
+export function executePlanUnpublished(
+  plan: OperationPlan,
+  args: PlannedExecuteArgs,
+  prepare?: (exec: Execution) => void,
+  observed = true,
+): PromiseOrValue<ExecutionResult> {
+  const variables = observed ? operationVariables(plan, args) : coerceOperationVariables(plan, args);
+  return Array.isArray(variables) ? { errors: variables } : executeWithVariables(plan, args, variables, prepare, observed);
 }
 
 /**
@@ -242,17 +256,18 @@ function coerceOperationVariables(plan: OperationPlan, args: PlannedExecuteArgs)
 /**
  * executePlan with variables already coerced (graphql 17 coerces a subscription's once, for all
  * its events). `prepare` sees the execution before it starts (execute()'s refusal of incremental
- * delivery under graphql 17 installs its hooks there).
+ * delivery under graphql 17 installs its hooks there). `observed`: as for executeUnpublished.
  */
 export function executeWithVariables(
   plan: OperationPlan,
   args: PlannedExecuteArgs,
   variables: VariableValues,
   prepare?: (exec: Execution) => void,
+  observed = true,
 ): PromiseOrValue<ExecutionResult> {
-  const exec = new Execution(plan, args, variables, args.typeResolver ?? defaultTypeResolver);
+  const exec = new Execution(plan, args, variables, args.typeResolver ?? defaultTypeResolver, observed && isTraced(resolveChannel));
   if (prepare !== undefined) prepare(exec);
-  return isTraced(rootSelectionSetChannel) ? executeOperationPublished(exec, args) : executeOperation(exec);
+  return observed && isTraced(rootSelectionSetChannel) ? executeOperationPublished(exec, args) : executeOperation(exec);
 }
 
 function executeOperationPublished(exec: Execution, args: PlannedExecuteArgs): PromiseOrValue<ExecutionResult> {

@@ -15,7 +15,6 @@ import { holdsBatchLoader } from '../batching/batchLoader.ts';
 import type { Fragments } from '../language/collectFields.ts';
 import { ABANDONS_NULLED_WORK, HONOURS_ABORT_SIGNAL, abortedExecutionError, argumentValues, valuesOf } from '../language/graphqlCompat.ts';
 import type { VariableValues } from '../language/graphqlCompat.ts';
-import { isTraced, resolveChannel } from '../language/tracingChannels.ts';
 import { ExecutionSignals } from './executionSignals.ts';
 import { pathToArray } from './path.ts';
 import type { ResponsePath } from './path.ts';
@@ -152,8 +151,17 @@ export class Execution implements RequestScope, NulledPositions {
   private reject: ((error: unknown) => void) | null = null;
   private stopListening: (() => void) | undefined = undefined;
 
-  /** `typeResolver`: the caller's, or the default (execute.ts `defaultTypeResolver`). */
-  constructor(plan: OperationPlan, args: ExecutionOptions, variableValues: VariableValues, typeResolver: GraphQLTypeResolver<unknown, unknown>) {
+  /**
+   * `typeResolver`: the caller's, or the default (execute.ts `defaultTypeResolver`).
+   * `publishesResolvers`: whether graphql:resolve had a subscriber as the execution started.
+   */
+  constructor(
+    plan: OperationPlan,
+    args: ExecutionOptions,
+    variableValues: VariableValues,
+    typeResolver: GraphQLTypeResolver<unknown, unknown>,
+    publishesResolvers: boolean,
+  ) {
     this.plan = plan;
     this.schema = plan.schema;
     this.fragments = plan.fragments;
@@ -167,7 +175,7 @@ export class Execution implements RequestScope, NulledPositions {
     this.typeResolver = typeResolver;
     this.actualCost = args.measureCost === true ? 0 : null;
     this.signal = args.signal ?? undefined;
-    this.publishesResolvers = isTraced(resolveChannel);
+    this.publishesResolvers = publishesResolvers;
     this.plainReads = this.fieldResolver === undefined && !this.publishesResolvers;
     this.fallbackResolver = this.publishesResolvers ? (this.fieldResolver ?? defaultFieldResolver) : this.fieldResolver;
     this.scheduler = holdsBatchLoader(args.contextValue) ? new BatchScheduler() : null;

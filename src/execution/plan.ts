@@ -485,6 +485,14 @@ export class OperationPlan {
 export type OperationChoice = OperationPlan | ReadonlyArray<GraphQLError>;
 
 /**
+ * Whether the choice is the errors. An array test, not `instanceof OperationPlan`: V8's optimized
+ * code runs `instanceof` on an imported class through its generic builtin, on every execution.
+ */
+export function isPlanError(choice: OperationChoice): choice is ReadonlyArray<GraphQLError> {
+  return Array.isArray(choice);
+}
+
+/**
  * The plans of every (document, schema, operation name) planned so far, kept on the document and
  * the schema (WeakMaps: a plan lives as long as both do), and in front of them the most recent
  * one: the common caller executes one document again and again, and then finds its plan with

@@ -174,6 +174,17 @@ export const isTraced: (channel: Channel<object>) => boolean =
         channel.start.hasSubscribers || channel.end.hasSubscribers || channel.asyncStart.hasSubscribers || channel.asyncEnd.hasSubscribers || channel.error.hasSubscribers;
 
 /**
+ * Whether anybody listens on any channel an execution publishes on: execute, the variables'
+ * coercion, the root selection set, resolve. Asked once as an execution starts; when nobody
+ * does, the execution asks nothing more (execute.ts). One question rather than one per site
+ * keeps the sites' checks out of the unobserved execution's code, which V8 then optimizes as if
+ * the channels were not there.
+ */
+export function isExecutionObserved(): boolean {
+  return isTraced(executeChannel) || isTraced(variableCoercionChannel) || isTraced(rootSelectionSetChannel) || isTraced(resolveChannel);
+}
+
+/**
  * Publishes `work` on a channel, whether it answers at once or with a promise, in graphql 17's
  * order: `start`; then, at once, `end` (after `error` if it threw); and for a promise, once it
  * settles, `asyncStart` and `asyncEnd` (after `error` if it rejected). `result` or `error` is on

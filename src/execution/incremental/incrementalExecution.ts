@@ -28,6 +28,7 @@ import type { BatchScheduler } from '../../batching/scheduler.ts';
 import { HONOURS_ABORT_SIGNAL } from '../../language/graphqlCompat.ts';
 import type { VariableValues } from '../../language/graphqlCompat.ts';
 import type { DeferUsage } from '../../language/collectDeferredFields.ts';
+import { isTraced, resolveChannel } from '../../language/tracingChannels.ts';
 import { Execution } from '../execution.ts';
 import type { ExecutionTracer } from '../trace.ts';
 import type { IncrementalHooks, ResultObject } from '../execution.ts';
@@ -118,7 +119,8 @@ export class IncrementalExecution extends Execution {
     // Every part measures its own cost (summed into the request's as it finishes) and reports to
     // the initial execution's tracer: one trace and one cost for the whole delivery.
     const args = kind === 'initial' ? request.args : { ...request.args, trace: false, abortSignal: undefined };
-    super(request.plan, args, request.variables, request.typeResolver);
+    // Each part asks graphql:resolve again, as each of graphql 17's executions of a part does.
+    super(request.plan, args, request.variables, request.typeResolver, isTraced(resolveChannel));
     this.request = request;
     this.kind = kind;
     this.deferUsages = deferUsages;
