@@ -72,10 +72,7 @@ const PROPERTIES_LOOKED_AT = 32;
  * or shared by every request) still batches: its loads go out after the current tick.
  */
 export function holdsBatchLoader(context: unknown): boolean {
-  return anyConstructed && typeof context === 'object' && context !== null && holdsAsProperty(context);
-}
-
-function holdsAsProperty(context: object): boolean {
+  if (!anyConstructed || typeof context !== 'object' || context === null) return false;
   let looked = 0;
   for (const key in context) {
     if (!Object.hasOwn(context, key)) continue;
