@@ -403,7 +403,19 @@ describe('CSRF prevention', () => {
     },
   );
 
-  it.each(['text/plain', 'text/plain;charset=UTF-8', ' TEXT/PLAIN ', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', ''])(
+  it.each([
+    'text/plain',
+    'text/plain;charset=UTF-8',
+    ' TEXT/PLAIN ',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    '',
+    // Padding String.prototype.trim removes, and other cases of the names.
+    '\u00a0text/plain',
+    'text/plain\t',
+    'Multipart/Form-Data',
+    'application/x-www-form-urlencoded ;x=1',
+  ])(
     'refuses a POST with the simple Content-Type %j with CSRF_PREVENTED, not 415',
     async (contentType) => {
       const { call, calls } = handlerWith({ csrfPrevention: true });

@@ -52,9 +52,18 @@ export function createCsrfCheck(options: CsrfPreventionOptions | true): CsrfChec
 
 /** Whether a Content-Type is empty or one a page may send without a preflight (its media type, in any case, parameters aside). */
 function isSimpleContentType(value: string): boolean {
-  const end = value.indexOf(';');
-  const type = (end === -1 ? value : value.slice(0, end)).trim().toLowerCase();
+  const semicolon = value.indexOf(';');
+  const end = semicolon === -1 ? value.length : semicolon;
+  // Nearly every request says application/json: a media type with nothing to trim whose length
+  // no simple type has is answered without a copy, a case change or a lookup.
+  if (end !== 0 && end !== 10 && end !== 19 && end !== 33 && !mayBeTrimmed(value.charCodeAt(0)) && !mayBeTrimmed(value.charCodeAt(end - 1))) return false;
+  const type = value.slice(0, end).trim().toLowerCase();
   return type === '' || SIMPLE_CONTENT_TYPES.has(type);
+}
+
+/** Whether String.prototype.trim might remove this character (every such character, and more). */
+function mayBeTrimmed(code: number): boolean {
+  return code <= 0x20 || code === 0xa0 || code >= 0x1680;
 }
 
 /** "a", "a or b", "a, b or c". */

@@ -655,7 +655,9 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
 
   /** The executor's result, finished (finishResult.ts: codes, masking, the cost report). */
   private finish(result: ExecutionResult, ready: ReadyOperation, request: OperationRequest<Raw>, writer: ReadyOperation['writer'], rate: RateStanding | undefined): OperationResult {
-    return { kind: 'result', result: this.finisher.finish(result, ready.analysis, request.requestId), requestError: !('data' in result), writer, rate };
+    // The request's id is for its errors' log lines: made only when there are errors.
+    const requestId = result.errors === undefined ? undefined : request.requestId;
+    return { kind: 'result', result: this.finisher.finish(result, ready.analysis, requestId), requestError: !('data' in result), writer, rate };
   }
 
   // ── what transports share ───────────────────────────────────────────────────────────────────

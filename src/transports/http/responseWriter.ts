@@ -35,12 +35,12 @@ export class ResponseWriter {
     }
     if (observer !== null && request !== null) observer.answered(request, status, headers, body);
     if (this.closing) headers['connection'] = 'close';
-    if (body instanceof EventStream) this.writeEvents(res, status, headers, body);
-    else if (body instanceof MultipartStream) this.writeStream(res, status, headers, body);
+    if (typeof body === 'string') writeText(res, status, headers, body);
     else if (body === null) {
       res.writeHead(status, headers);
       res.end();
-    } else writeText(res, status, headers, body);
+    } else if (body instanceof EventStream) this.writeEvents(res, status, headers, body);
+    else this.writeStream(res, status, headers, body);
   }
 
   /**
