@@ -15,8 +15,9 @@
  * sockets, where known requests are answered at once. A client that sends many new documents
  * waits behind its own, not in front of everyone else's.
  *
- * The Node adapter puts a large request body's handling in the same lanes (JSON.parse takes
- * about 9 ms a megabyte), by the client's address: the authenticated client is not known yet.
+ * The Node adapter puts a large request body's work in the same lanes (transports/http/
+ * bodyReader.ts: joining its chunks, decoding it and parsing its JSON take milliseconds a
+ * megabyte), by the client's address: the authenticated client is not known yet.
  *
  * What it bounds: the event loop is held by new documents for at most one slice plus the last
  * job in it (a job is bounded by the limits parseWithLimits applies before validation), and a

@@ -125,9 +125,6 @@ export function createServer(options: ServerOptions): GraphQLServer {
 }
 
 /** The node server's request listener, and what it answers by itself. */
-/** Request bodies longer than this (characters) wait for their client's turn to be handled. */
-const LARGE_BODY = 64 * 1024;
-
 class NodeAdapter {
   readonly handle: Handler<IncomingMessage>;
   /** The handler's router, held here: read on every request. */
@@ -168,7 +165,7 @@ class NodeAdapter {
     if (readiness.current === null) throw new Error('createHandler made no operational routes.');
     this.readiness = readiness.current;
     this.router = this.handle.router;
-    this.reader = new BodyReader(options.maxBodyBytes ?? 1_048_576, { received: this.received, refuse: this.fail });
+    this.reader = new BodyReader(options.maxBodyBytes ?? 1_048_576, { received: this.dispatch, refuse: this.fail, inTurn: this.inTurn });
   }
 
   /** A request: routed once; the operational routes answered at once, any other once its body is read. */
@@ -202,14 +199,12 @@ class NodeAdapter {
   }
 
   /**
-   * A request whose body is read: a large body (over LARGE_BODY characters) is handled in its
-   * client's turn (server/preparationQueue.ts), so that megabyte bodies arriving together, each
-   * parsed as JSON in milliseconds, do not hold the event loop together; any other at once.
+   * A large body's work (bodyReader.ts LARGE_BODY) in its client's turn of the preparation queue
+   * (server/preparationQueue.ts), by address: who the caller is is not known before the body is read.
    */
-  private readonly received = (request: NodeRequest): void => {
-    if (request.body === null || request.body.length <= LARGE_BODY) return this.dispatch(request);
+  private readonly inTurn = (request: NodeRequest, job: () => void): void => {
     const pipeline = this.handle.pipeline;
-    void pipeline.preparation.runOrQueue(() => pipeline.addressOf({ remoteAddress: request.remoteAddress, forwardedFor: request.headers['x-forwarded-for'] }), () => this.dispatch(request));
+    void pipeline.preparation.runOrQueue(() => pipeline.addressOf({ remoteAddress: request.remoteAddress, forwardedFor: request.headers['x-forwarded-for'] }), job);
   };
 
   /**
