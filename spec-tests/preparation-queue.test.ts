@@ -67,6 +67,20 @@ describe('PreparationQueue', () => {
     expect(order.filter((name) => name !== 'other')).toEqual(['job0', 'job1', 'job2', 'job3', 'job4', 'job5']);
   });
 
+  it('serves no lane in a turn whose budget went on a text prepared at once: what waits runs in the next turn', async () => {
+    const queue = new PreparationQueue();
+    const order: string[] = [];
+    queue.runOrQueue(() => 'a', () => {
+      busy(SLICE_MS + 1);
+      order.push('at once');
+    });
+    const queued = queue.runOrQueue(() => 'b', () => order.push('queued'));
+    // Scheduled in this turn after the queue's slice: the slice, with no budget left, runs nothing before it.
+    setImmediate(() => order.push('this turn'));
+    await queued;
+    expect(order).toEqual(['at once', 'this turn', 'queued']);
+  });
+
   it('rejects with what a job throws, and goes on with the others', async () => {
     const queue = new PreparationQueue();
     const failing = queue.queue('a', () => {

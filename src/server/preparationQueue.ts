@@ -61,8 +61,9 @@ export class PreparationQueue {
   }
 
   private readonly reset = (): void => {
-    this.spent = 0;
     this.resetScheduled = false;
+    // A slice due in this turn takes what is left of the turn's budget, and starts the next afresh.
+    if (!this.scheduled) this.spent = 0;
   };
 
   /**
@@ -99,11 +100,15 @@ export class PreparationQueue {
   /**
    * One slice: the first lane's first job, then that lane moved to the back, until the slice's
    * time is spent or nothing waits; the rest wait for the next turn (setImmediate runs after
-   * the poll phase, so sockets are read between two slices).
+   * the poll phase, so sockets are read between two slices). The slice has what is left of the
+   * turn's budget: texts prepared at once earlier in the turn (before anything waited) count,
+   * and a turn they spent entirely serves no lane.
    */
   private readonly drain = (): void => {
-    const until = performance.now() + SLICE_MS;
+    const until = performance.now() + SLICE_MS - this.spent;
+    this.spent = 0;
     for (;;) {
+      if (performance.now() >= until) break;
       const next = this.lanes.entries().next();
       if (next.done === true) {
         this.scheduled = false;
@@ -119,7 +124,6 @@ export class PreparationQueue {
       } finally {
         this.running = false;
       }
-      if (performance.now() >= until) break;
     }
     if (this.lanes.size > 0) setImmediate(this.drain);
     else this.scheduled = false;
