@@ -115,6 +115,21 @@ describe('frames the server cannot take', () => {
     expect(await client.next()).toEqual({ type: 'pong', payload: { padding } });
   });
 
+  it('answers a burst of large and small messages in order, over several sockets, while large ones wait for their client\'s turn', async () => {
+    const server = await serveForTest();
+    const clients = await Promise.all([1, 2, 3].map(() => rawClientForTest(server)));
+    const padding = 'x'.repeat(200 * 1024);
+    // Each socket: large, small, large, small, sent at once (ws reads them in one go).
+    for (const client of clients) {
+      for (let n = 1; n <= 4; n++) client.send({ type: 'ping', payload: n % 2 === 1 ? { n, padding } : { n } });
+    }
+    for (const client of clients) {
+      const pongs = [await client.next(), await client.next(), await client.next(), await client.next()];
+      expect(pongs.map((pong) => (pong.payload as { n: number }).n)).toEqual([1, 2, 3, 4]);
+      expect(pongs[0]).toEqual({ type: 'pong', payload: { n: 1, padding } });
+    }
+  });
+
   it('closes with 1009 past a maxPayloadBytes the server sets', async () => {
     const server = await serveForTest({ websocket: { maxPayloadBytes: 1024 } });
     const client = await rawClientForTest(server);

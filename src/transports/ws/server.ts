@@ -19,6 +19,7 @@ import type { RawData } from 'ws';
 import type { OperationPipeline } from '../../server/pipeline.ts';
 import { ErrorCode, WebSocketCloseCode, WebSocketCloseReason, errorBody, httpStatus } from '../../errors/codes.ts';
 import { positiveInteger } from '../../jsutils/positiveInteger.ts';
+import type { PromiseOrValue } from '../../jsutils/promiseOrValue.ts';
 import { ClientSlots } from '../../server/clientSlots.ts';
 import { createWebSocketProtocol } from './protocol.ts';
 import type { Connection, WebSocketProtocolOptions } from './protocol.ts';
@@ -153,7 +154,11 @@ class WebSocketServerTransport implements WebSocketTransport {
     const client = { remoteAddress: req.socket.remoteAddress, forwardedFor: req.headers['x-forwarded-for'] };
     const connection = this.protocol.open(this.socketOf(ws), { headers: req.headers, raw: req, client });
     this.sockets.set(ws, connection);
-    ws.on('message', inTurns(ws, (data, isBinary) => this.message(ws, connection, data, isBinary)));
+    // Large messages wait in lanes by address, as large HTTP bodies do (server.ts).
+    const preparation = this.pipeline.preparation;
+    const address = this.pipeline.addressOf(client);
+    const inTurn = (job: () => void) => preparation.runOrQueue(() => address, job);
+    ws.on('message', inTurns(ws, (data, isBinary) => this.message(ws, connection, data, isBinary), inTurn));
     ws.on('pong', () => this.alive.add(ws));
     ws.on('close', () => {
       release();
@@ -278,19 +283,24 @@ function originCheck(allowed: ReadonlyArray<string> | '*' | undefined): (origin:
   };
 }
 
-/** A message at least this large makes the connection's next ones wait for the next turn of the event loop. */
+/** A message at least this large is handled in its client's turn, and the connection's next ones after it. */
 const TURN_BYTES = 64 * 1024;
 
 /**
  * ws reads every frame a socket has buffered in one go, and emits each as a message at once:
- * a client that sends a dozen near-1 MiB subscribes in a burst would hold the event loop for
- * all of them (each is parsed, hashed and checked). After a large message, the connection's
- * next ones are queued and handled one per turn, the socket paused meanwhile so that the queue
- * is no larger than what was already read: the other connections and requests get their turns
- * in between. Small messages, the usual ones, are handled at once as before.
+ * clients that send near-1 MiB subscribes in a burst, over several connections, would hold the
+ * event loop for all of them (each is parsed, hashed and checked). So a large message is handled
+ * in its client's turn of the preparation queue (`inTurn`: server/preparationQueue.ts, where
+ * large HTTP bodies and new documents wait too), and the connection's next messages after it,
+ * one per turn, each in its client's turn, the socket paused meanwhile so that what waits is no
+ * more than what was already read. Small messages, the usual ones, are handled at once as before.
  */
-function inTurns(ws: WebSocket, handle: (data: RawData, isBinary: boolean) => void): (data: RawData, isBinary: boolean) => void {
-  /** Messages waiting for their turn; null when none wait and the last one was small. */
+function inTurns(
+  ws: WebSocket,
+  handle: (data: RawData, isBinary: boolean) => void,
+  inTurn: (job: () => void) => PromiseOrValue<void>,
+): (data: RawData, isBinary: boolean) => void {
+  /** Messages waiting for their turn; null when none wait and none is being handled in turn. */
   let queue: Array<[RawData, boolean]> | null = null;
   const next = (): void => {
     const waiting = queue?.shift();
@@ -299,20 +309,27 @@ function inTurns(ws: WebSocket, handle: (data: RawData, isBinary: boolean) => vo
       ws.resume();
       return;
     }
-    handle(waiting[0], waiting[1]);
-    setImmediate(next);
+    handleInTurn(waiting[0], waiting[1]);
+  };
+  // The next message waits for a later turn of the event loop, whatever the queue's state.
+  const afterwards = (): void => void setImmediate(next);
+  const handleInTurn = (data: RawData, isBinary: boolean): void => {
+    const handled = inTurn(() => handle(data, isBinary));
+    if (handled instanceof Promise) handled.then(afterwards, afterwards);
+    else afterwards();
   };
   return (data, isBinary) => {
     if (queue !== null) {
       queue.push([data, isBinary]);
       return;
     }
-    handle(data, isBinary);
-    if (sizeOf(data) >= TURN_BYTES) {
-      queue = [];
-      ws.pause();
-      setImmediate(next);
+    if (sizeOf(data) < TURN_BYTES) {
+      handle(data, isBinary);
+      return;
     }
+    queue = [];
+    ws.pause();
+    handleInTurn(data, isBinary);
   };
 }
 
