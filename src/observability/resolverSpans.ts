@@ -51,8 +51,17 @@ interface WatchedOperation {
 
 /** The operations whose resolvers get spans, by their operation span (found as the active span when a resolver starts). */
 const watched = new WeakMap<object, WatchedOperation>();
-/** How many watched operations have not ended: the channel is subscribed while there are some. */
+/** How many watched operations have not ended: the channel is subscribed while there are some, and LINGER_MS after. */
 let inFlight = 0;
+/**
+ * How long the channel stays subscribed once no watched operation is left. Subscribing and
+ * unsubscribing swap the prototypes of its five channels, and V8 then discards the optimized
+ * code that read them: done for every operation, a server with resolver spans on would
+ * recompile its execution path per request.
+ */
+const LINGER_MS = 1000;
+/** The timer that lets the channel go, while it lingers. */
+let lingering: ReturnType<typeof setTimeout> | null = null;
 let api: Api | null = null;
 /** The context key under which a resolver's context names its operation's span (made with the API, once). */
 let operationKey: symbol | null = null;
@@ -65,17 +74,33 @@ export function watchResolvers(otel: Api, tracer: OtelApi.Tracer, operation: Spa
   watched.set(operation, { otel, tracer, fields: new Map() });
   api = otel;
   operationKey ??= otel.createContextKey('graphql-glassbox operation span');
-  if (inFlight++ === 0) resolveChannel.subscribe(handlers);
+  if (inFlight++ > 0) return;
+  if (lingering === null) {
+    resolveChannel.subscribe(handlers);
+    return;
+  }
+  clearTimeout(lingering);
+  lingering = null;
 }
 
 /**
- * `operation`'s resolvers have all run (its last payload is out, or it failed). Once no watched
- * operation is left, the channel is unsubscribed: executions that start from then on, those of a
- * server that never asked for resolver spans included, publish nothing and keep their fast paths.
+ * `operation`'s resolvers have all run (its last payload is out, or it failed). LINGER_MS after
+ * the last watched operation, the channel is unsubscribed: executions that start from then on,
+ * those of a server that never asked for resolver spans included, publish nothing and keep their
+ * fast paths. (An execution that starts while it lingers publishes its resolvers, and gets no
+ * spans unless its operation is watched.)
  */
 export function unwatchResolvers(operation: Span): void {
   if (!watched.delete(operation)) return;
-  if (--inFlight === 0) resolveChannel.unsubscribe(handlers);
+  if (--inFlight > 0) return;
+  lingering = setTimeout(letGo, LINGER_MS);
+  // A lingering subscription keeps no process alive.
+  lingering.unref();
+}
+
+function letGo(): void {
+  lingering = null;
+  resolveChannel.unsubscribe(handlers);
 }
 
 /**
