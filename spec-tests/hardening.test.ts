@@ -211,6 +211,16 @@ describe('WebSocket upgrades and Origin', () => {
     }
   });
 
+  it('answers a HEAD that asks to upgrade with the refusal\'s headers and no body (RFC 9110, 9.3.2)', async () => {
+    const client = net.connect(sameOriginOnly.port, '127.0.0.1');
+    client.write('HEAD /api/v1?genre=FICTION HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n');
+    const body = JSON.stringify(errorBody('NOT_FOUND', 'Nothing is served at /api/v1; the GraphQL endpoint is /graphql.'));
+    expect(await answerUntilEnd(client)).toBe(
+      `HTTP/1.1 404 Not Found\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+    );
+    client.destroy();
+  });
+
   it('lets in a listed origin, the server\'s own, and a client that sends no Origin', async () => {
     const cases: Array<[RealtimeServer, Record<string, string>]> = [
       [listed, { origin: 'https://app.example' }],

@@ -130,21 +130,21 @@ class WebSocketServerTransport implements WebSocketTransport {
     const url = req.url ?? '/';
     const queryStart = url.indexOf('?');
     const pathname = queryStart === -1 ? url : url.slice(0, queryStart);
-    if (pathname !== this.path) return refuse(socket, ErrorCode.NotFound, `Nothing is served at ${pathname}; the GraphQL endpoint is ${this.path}.`);
+    if (pathname !== this.path) return refuse(req, socket, ErrorCode.NotFound, `Nothing is served at ${pathname}; the GraphQL endpoint is ${this.path}.`);
     const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((name) => name.trim());
     if (!offered.includes(SUBPROTOCOL)) {
-      return refuse(socket, ErrorCode.SubprotocolNotAcceptable, `WebSocket connections must use the ${SUBPROTOCOL} subprotocol.`);
+      return refuse(req, socket, ErrorCode.SubprotocolNotAcceptable, `WebSocket connections must use the ${SUBPROTOCOL} subprotocol.`);
     }
     if (!this.originAllowed(req.headers.origin, req.headers.host)) {
-      return refuse(socket, ErrorCode.OriginNotAllowed, `Pages from ${String(req.headers.origin)} may not open a WebSocket here.`);
+      return refuse(req, socket, ErrorCode.OriginNotAllowed, `Pages from ${String(req.headers.origin)} may not open a WebSocket here.`);
     }
-    if (this.closing) return refuse(socket, ErrorCode.ServiceUnavailable, 'The server is shutting down.');
+    if (this.closing) return refuse(req, socket, ErrorCode.ServiceUnavailable, 'The server is shutting down.');
     if (this.sockets.size >= this.maxConnections) {
-      return refuse(socket, ErrorCode.ServiceUnavailable, `The server has ${this.maxConnections} WebSocket connections open already.`);
+      return refuse(req, socket, ErrorCode.ServiceUnavailable, `The server has ${this.maxConnections} WebSocket connections open already.`);
     }
     const release = this.slots.take(this.pipeline.addressOf({ remoteAddress: req.socket.remoteAddress, forwardedFor: req.headers['x-forwarded-for'] }));
     if (release === null) {
-      return refuse(socket, ErrorCode.TooManyConnections, `This client has ${this.slots.perClient} WebSocket connections open already.`, { 'Retry-After': '5' });
+      return refuse(req, socket, ErrorCode.TooManyConnections, `This client has ${this.slots.perClient} WebSocket connections open already.`, { 'Retry-After': '5' });
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.opened(ws, req, release));
   };
@@ -252,7 +252,7 @@ const REFUSED_LINGER_MS = 2000;
  * closed by then (else it would hold the server's close() for ever). An error on it (the client
  * reset the connection) ends it: node removed its own listener, and ws adds one only on a handshake.
  */
-function refuse(socket: Duplex, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
+function refuse(req: IncomingMessage, socket: Duplex, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
   socket.on('error', () => socket.destroy());
   const linger = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS);
   linger.unref();
@@ -261,9 +261,10 @@ function refuse(socket: Duplex, code: ErrorCode, message: string, headers: Recor
   const body = errorBody(code, message);
   const status = httpStatus(code);
   const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  // The answer to a HEAD has the headers a GET's would have, and no body (RFC 9110, 9.3.2).
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${extra}` +
-      `Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${req.method === 'HEAD' ? '' : body}`,
   );
 }
 
