@@ -115,7 +115,7 @@ describe('frames the server cannot take', () => {
     expect(await client.next()).toEqual({ type: 'pong', payload: { padding } });
   });
 
-  it('answers a burst of large and small messages in order, over several sockets, while large ones wait for their client\'s turn', async () => {
+  it('answers a burst of large and small messages on several sockets, each socket\'s in the order sent (large ones are handled in their client\'s turn)', async () => {
     const server = await serveForTest();
     const clients = await Promise.all([1, 2, 3].map(() => rawClientForTest(server)));
     const padding = 'x'.repeat(200 * 1024);

@@ -527,7 +527,7 @@ class PlanCache {
       choice = chooseOperation(schema, document, name);
       // Only names the document defines are kept: made-up ones (a server's clients can send any)
       // would otherwise grow the cache without bound. Their errors are cheap to find again.
-      if (choice instanceof OperationPlan) byName.set(name, choice);
+      if (!isPlanError(choice)) byName.set(name, choice);
     }
     return choice;
   }

@@ -46,7 +46,7 @@ import { refuseIncrementalInSubscription } from './refuseIncremental.ts';
 import { assertValidExecutionArguments, executeEventCoercingVariables, executeWithVariables, operationVariables } from './execute.ts';
 import type { ExecuteArgs } from './execute.ts';
 import { newPath, pathToArray } from './path.ts';
-import { OperationPlan, planOperation } from './plan.ts';
+import { OperationPlan, isPlanError, planOperation } from './plan.ts';
 import { resolveInfo } from './resolveInfo.ts';
 import { sourceStreamSignals } from './executionSignals.ts';
 
@@ -189,7 +189,7 @@ type Source = { stream: AsyncIterable<unknown> } | ExecutionResult;
 function chooseOperation(args: SubscribeArgs): OperationPlan | ExecutionResult {
   assertValidExecutionArguments(args.schema, args.document, args.variableValues, 'subscribe');
   const chosen = planOperation(args.schema, args.document, args.operationName);
-  return chosen instanceof OperationPlan ? chosen.forAccess(args.access) : { errors: [...chosen] };
+  return isPlanError(chosen) ? { errors: [...chosen] } : chosen.forAccess(args.access);
 }
 
 async function sourceEventStream(args: SubscribeArgs): Promise<Source> {
@@ -230,17 +230,16 @@ function sourceWithVariables(plan: OperationPlan, args: PlannedSubscribeArgs, va
   );
 }
 
-/** What the subscribe resolver answered, or its promise settled to, as the source stream or the field error it is. */
+/**
+ * What the subscribe resolver answered, or its promise settled to, as the source stream or the
+ * error it is: an Error it answered with is a field error; so is a non-stream under graphql 17,
+ * where under graphql 16 it is a fault (graphqlCompat.ts NON_STREAM_IS_FIELD_ERROR).
+ */
 function settledSource(answer: unknown, locate: ResolverCall['locate']): Source {
-  let stream: unknown;
-  try {
-    stream = checkedStream(answer);
-  } catch (error) {
-    return sourceError(locate(error));
-  }
-  // Under graphql 16 checkedStream lets a non-stream through: a fault, not a field error.
-  if (!isAsyncIterable(stream)) return sourceError(new Error(`Subscription field must return Async Iterable. Received: ${inspect(stream)}.`));
-  return { stream };
+  if (answer instanceof Error) return sourceError(locate(answer));
+  if (isAsyncIterable(answer)) return { stream: answer };
+  const message = `Subscription field must return Async Iterable. Received: ${inspect(answer)}.`;
+  return sourceError(NON_STREAM_IS_FIELD_ERROR ? locate(new GraphQLError(message)) : new Error(message));
 }
 
 /**
@@ -298,14 +297,5 @@ function callSubscribeResolver(args: PlannedSubscribeArgs, plan: OperationPlan, 
   } catch (error) {
     throw locate(error);
   }
-}
-
-/** The subscribe resolver's settled answer, if it may be the source stream: an Error it answered with is thrown. */
-function checkedStream(stream: unknown): unknown {
-  if (stream instanceof Error) throw stream;
-  if (NON_STREAM_IS_FIELD_ERROR && !isAsyncIterable(stream)) {
-    throw new GraphQLError(`Subscription field must return Async Iterable. Received: ${inspect(stream)}.`);
-  }
-  return stream;
 }
 

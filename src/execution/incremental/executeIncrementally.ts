@@ -41,7 +41,7 @@ import {
 import type { ExecuteArgs } from '../execute.ts';
 import type { IncrementalHooks, ResultObject } from '../execution.ts';
 import { NOT_HANDLED } from '../execution.ts';
-import { OperationPlan, planOperation } from '../plan.ts';
+import { OperationPlan, isPlanError, planOperation } from '../plan.ts';
 import { collectExecutionGroups, executeSelectionSetIncrementally, splitAt } from './deferredFragments.ts';
 import { IncrementalExecution, IncrementalRequest, NO_DEFER } from './incrementalExecution.ts';
 import { IncrementalPublisher } from './publisher.ts';
@@ -86,7 +86,7 @@ function executeIncrementallyUnpublished(args: IncrementalExecuteArgs, branching
   const { schema, document, variableValues } = args;
   assertValidExecutionArguments(schema, document, variableValues);
   const choice = planOperation(schema, document, args.operationName);
-  if (!(choice instanceof OperationPlan)) return { errors: choice };
+  if (isPlanError(choice)) return { errors: choice };
   return executePlanIncrementallyUnpublished(choice.forAccess(args.access), args, branching ? 'legacy' : 'current');
 }
 

@@ -82,8 +82,7 @@ export class BodyReader {
     }
     // All of it is buffered and no larger than the limit (checked against its declared length,
     // which the parser enforces): read() returns it whole (joining what it holds), or null if empty.
-    if (req.readableLength > LARGE_BODY) this.handlers.inTurn(request, () => this.decode(request, (req.read() as Buffer | null) ?? EMPTY));
-    else this.decode(request, (req.read() as Buffer | null) ?? EMPTY);
+    this.handOn(request, req.readableLength, () => (req.read() as Buffer | null) ?? EMPTY);
   };
 
   /** Streams a body in, abandoning it once it grows past the limit. */
@@ -110,10 +109,14 @@ export class BodyReader {
     req.on('end', () => {
       if (done) return;
       done = true;
-      const whole = () => (chunks !== null ? Buffer.concat(chunks, size) : (first ?? EMPTY));
-      if (size > LARGE_BODY) this.handlers.inTurn(request, () => this.decode(request, whole()));
-      else this.decode(request, whole());
+      this.handOn(request, size, () => (chunks !== null ? Buffer.concat(chunks, size) : (first ?? EMPTY)));
     });
+  }
+
+  /** The whole body (`size` bytes, put together by `take`) is read: joined and decoded at once, or in its client's turn when large. */
+  private handOn(request: NodeRequest, size: number, take: () => Buffer): void {
+    if (size > LARGE_BODY) this.handlers.inTurn(request, () => this.decode(request, take()));
+    else this.decode(request, take());
   }
 
   /** The whole body has arrived: decode it (UTF-8 only) and hand it on. */
