@@ -11,7 +11,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BatchLoader, createPubSub, createServer, makeSchema } from '../src/index.ts';
 import type { GraphQLServer, ServerOptions } from '../src/index.ts';
-import { openTelemetryLoaded } from '../src/observability/openTelemetry.ts';
+import { openTelemetryLoaded, telemetry } from '../src/observability/openTelemetry.ts';
 import { RawClient, openEventStream } from './support/realtime.ts';
 import { headersOf, startReceiver, startWebhooks, waitUntil } from './support/webhooks.ts';
 
@@ -427,5 +427,25 @@ describe('with a registered tracer provider', () => {
       },
     ]);
   });
+  });
+});
+
+describe('a tracer provider registered, removed and registered again', () => {
+  it('is seen at once each time: spans while one is registered, none after trace.disable()', async () => {
+    expect(await openTelemetryLoaded).toBe(true);
+    expect(telemetry()).toBeNull();
+    const first = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    expect(trace.setGlobalTracerProvider(first)).toBe(true);
+    const made = telemetry();
+    expect(made).not.toBeNull();
+    expect(telemetry()).toBe(made);
+    trace.disable();
+    expect(telemetry()).toBeNull();
+    expect(trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))).toBe(true);
+    const again = telemetry();
+    expect(again).not.toBeNull();
+    expect(again).not.toBe(made);
+    trace.disable();
+    expect(telemetry()).toBeNull();
   });
 });

@@ -44,6 +44,12 @@ export const openTelemetryLoaded: Promise<boolean> = import('@opentelemetry/api'
   () => false,
 );
 
+/**
+ * Where every copy of the OpenTelemetry API of major version 1 (the peer range we accept)
+ * registers its globals, the tracer provider as `trace` (the API's `registerGlobal`).
+ */
+const OTEL_REGISTRY = Symbol.for('opentelemetry.js.api.1');
+
 let lastDelegate: unknown = undefined;
 let current: Telemetry | null = null;
 
@@ -53,6 +59,10 @@ let current: Telemetry | null = null;
  */
 export function telemetry(): Telemetry | null {
   if (api === null) return null;
+  // No tracer provider registered: the API's global registry holds none. That one read is
+  // the usual request's whole check (asking the API itself takes a getter, a version check and two calls).
+  const registry = (globalThis as Record<symbol, { trace?: unknown } | undefined>)[OTEL_REGISTRY];
+  if (registry === undefined || registry.trace === undefined) return current === null ? null : forget();
   const provider = api.trace.getTracerProvider() as OtelApi.TracerProvider & { getDelegate?(): OtelApi.TracerProvider };
   const delegate = provider.getDelegate === undefined ? provider : provider.getDelegate();
   if (delegate !== lastDelegate) {
@@ -61,6 +71,14 @@ export function telemetry(): Telemetry | null {
     setBatchHook(current === null ? null : current.batches);
   }
   return current;
+}
+
+/** The provider was unregistered (`trace.disable()`): no spans from now on. */
+function forget(): null {
+  lastDelegate = undefined;
+  current = null;
+  setBatchHook(null);
+  return null;
 }
 
 /** The trace and span ids of the span active now (for log lines), or null. */
