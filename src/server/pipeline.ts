@@ -364,8 +364,8 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     const limiter = this.rateLimiter;
     if (limiter !== null && request.uncharged !== true) return this.admit(limiter, request, known);
     const checked = this.document(request, known);
-    if (checked instanceof ReadyOperation) return this.execute(checked, request, undefined);
-    return checked instanceof Promise ? checked.then((settled) => this.executeChecked(settled, request, undefined)) : checked;
+    if (checked instanceof Promise) return checked.then((settled) => this.executeChecked(settled, request, undefined));
+    return checked.kind === 'ready' ? this.execute(checked, request, undefined) : checked;
   }
 
   // ── admit ───────────────────────────────────────────────────────────────────────────────────
@@ -410,7 +410,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   }
 
   private executeChecked(checked: Checked, request: OperationRequest<Raw>, rate: RateStanding | undefined): PromiseOrValue<OperationOutcome> {
-    if (checked instanceof ReadyOperation) return this.execute(checked, request, rate);
+    if (checked.kind === 'ready') return this.execute(checked, request, rate);
     return rate === undefined ? checked : withStanding(checked, rate);
   }
 
@@ -444,7 +444,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   private mayRunAsChecked(ready: ReadyOperation, request: OperationRequest<Raw>): boolean {
     const { identity } = request;
     if (ready.access !== (this.checksAccess ? accessFor(this.schema, identity) : null)) return false;
-    if (ready.kind === 'mutation' ? request.readOnly : ready.kind === 'subscription' && request.streams !== true) return false;
+    if (ready.operationType === 'mutation' ? request.readOnly : ready.operationType === 'subscription' && request.streams !== true) return false;
     if (ready.defers && request.incremental === undefined) return false;
     if (ready.introspects && !this.mayIntrospect(identity)) return false;
     const { params } = request;
@@ -454,7 +454,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     this.cacheCounts.documentHits++;
     // A persisted query named by its hash alone, known (an allowlist's ids are no cache).
     if (params.query === null && this.resolver.manifest === null) this.cacheCounts.apqHits++;
-    this.chosen(request, ready.kind, ready.plan.operation.name?.value);
+    this.chosen(request, ready.operationType, ready.plan.operation.name?.value);
     return true;
   }
 
@@ -470,7 +470,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     // An operation whose @defer or @stream applies, given its variables, needs a transport that carries its payloads.
     if (request.incremental === undefined && defers(chosen, limited.analysis)) return incrementalNotAcceptable();
     const ready = this.authorize(request, chosen, limited);
-    if (known !== undefined && ready instanceof ReadyOperation) known.ready = ready;
+    if (known !== undefined && ready.kind === 'ready') known.ready = ready;
     return ready;
   }
 
@@ -565,8 +565,8 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
    */
   private admitCost(request: OperationRequest<Raw>, checked: Checked, limiter: RateLimiter, policy: RatePolicy, key: string): PromiseOrValue<OperationOutcome> {
     const budget = policy.cost as Budget;
-    let refused: OperationResult | NotAllowed | null = checked instanceof ReadyOperation ? null : checked;
-    const requested = checked instanceof ReadyOperation ? Math.max(checked.analysis?.cost ?? 0, 1) : 1;
+    let refused: OperationResult | NotAllowed | null = checked.kind === 'ready' ? null : checked;
+    const requested = checked.kind === 'ready' ? Math.max(checked.analysis?.cost ?? 0, 1) : 1;
     if (requested > budget.limit) {
       // It could never be served, whatever the client waited: a request error, not a 429.
       refused = requestErrors([
@@ -599,7 +599,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
 
   /** Makes the operation's context, then executes it (or subscribes: shared, see sharedSubscriptions.ts). */
   private execute(ready: ReadyOperation, request: OperationRequest<Raw>, rate: RateStanding | undefined): PromiseOrValue<OperationResult | OperationStream | OperationIncremental> {
-    if (ready.kind === 'subscription') {
+    if (ready.operationType === 'subscription') {
       const started = this.subscriptions.start(ready, request);
       return rate === undefined || !(started instanceof Promise) ? started : started.then((outcome) => withStanding(outcome, rate));
     }

@@ -10,11 +10,14 @@ import type { OperationPlan, SelectionPlan } from '../execution/plan.ts';
 import type { GrantAccess } from '../security/access.ts';
 
 export class ReadyOperation {
+  /** What the document phase hands on: this, or an outcome that ends the request (pipeline.ts `Checked`). */
+  readonly kind = 'ready';
+
   constructor(
     /** The chosen operation, planned for `access` (it holds the schema, document and operation). */
     readonly plan: OperationPlan,
     readonly access: GrantAccess | null,
-    readonly kind: OperationDefinitionNode['operation'],
+    readonly operationType: OperationDefinitionNode['operation'],
     /** Whether it reads the schema (introspection), which `introspection: { roles }` checks per caller. */
     readonly introspects: boolean,
     /** The cost analysis, for the cost report and a cost budget. */
