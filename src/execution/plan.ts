@@ -485,8 +485,10 @@ export class OperationPlan {
 export type OperationChoice = OperationPlan | ReadonlyArray<GraphQLError>;
 
 /**
- * Whether the choice is the errors. An array test, not `instanceof OperationPlan`: V8's optimized
- * code runs `instanceof` on an imported class through its generic builtin, on every execution.
+ * Whether the choice is the errors. An array test, not `instanceof OperationPlan`: run from
+ * TypeScript sources (tsx, whose esbuild keeps names by redefining each class's `name`), V8's
+ * optimized code tests `instanceof` on any of our classes through its generic builtin, on
+ * every execution.
  */
 export function isPlanError(choice: OperationChoice): choice is ReadonlyArray<GraphQLError> {
   return Array.isArray(choice);
