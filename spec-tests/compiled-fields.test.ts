@@ -78,6 +78,20 @@ describe('generated plain reads', () => {
     });
   });
 
+  it('make plain objects and arrays on both sides of the compile point: Object and Array prototypes, own keys in selection order', async () => {
+    const rootValue = { items: items((index) => ({ id: `i${index}`, name: `n${index}`, size: index, tags: ['a'] })) };
+    const result = (await execute({ schema, document: parse('{ items { size id name tags } }'), rootValue })) as { data: { items: Array<Record<string, unknown>> } };
+    const list = result.data.items;
+    expect(Object.getPrototypeOf(list)).toBe(Array.prototype);
+    expect(list).toHaveLength(ITEMS);
+    for (const [index, item] of list.entries()) {
+      expect(Object.getPrototypeOf(item)).toBe(Object.prototype);
+      expect(item.constructor).toBe(Object);
+      expect(Object.keys(item)).toEqual(['size', 'id', 'name', 'tags']);
+      expect(item).toStrictEqual({ size: index, id: `i${index}`, name: `n${index}`, tags: ['a'] });
+    }
+  });
+
   it('treat every odd value as the interpreter does, once compiled', async () => {
     const oddSchema = makeSchema({
       incremental: false, // compared with graphql-js, whose execute (17) refuses a schema declaring @defer/@stream

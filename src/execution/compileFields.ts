@@ -103,8 +103,7 @@ function compileFields(fields: ReadonlyArray<FieldPlan>, general: GeneralPath): 
   if (whyNotCompiled(fields) !== null) return null;
 
   const lines: string[] = [];
-  // The result object in its final shape: every response name, in order, null until stored.
-  lines.push(`const result = { ${fields.map((field) => `${field.responseName}: null`).join(', ')} };`);
+  lines.push('const result = new Result();');
   lines.push('const measuring = exec.actualCost !== null;');
   lines.push('let value, completed;');
   fields.forEach((field, index) => {
@@ -130,7 +129,15 @@ function compileFields(fields: ReadonlyArray<FieldPlan>, general: GeneralPath): 
   });
   lines.push('return result;');
 
-  const body = `"use strict";\nreturn function compiledFields(exec, source, path) {\n  ${lines.join('\n  ')}\n};`;
+  // The result object in its final shape: every response name, in order, null until stored. It
+  // is made by a constructor whose instances are plain objects (its prototype is Object's), not
+  // by an object literal: V8 may decide, from one collection that found a literal's objects all
+  // alive (one in the middle of an execution can), to allocate every later object of that
+  // literal in the old generation, for good. A process whose result objects were all allocated
+  // there ran nested queries three to four times slower, collecting the old generation over and
+  // over (docs/benchmarks.md). Objects made by `new` are never so placed.
+  const constructor = `function Result() { ${fields.map((field) => `this.${field.responseName} = null;`).join(' ')} }\nResult.prototype = Object.prototype;`;
+  const body = `"use strict";\n${constructor}\nreturn function compiledFields(exec, source, path) {\n  ${lines.join('\n  ')}\n};`;
   const plainReads = fields.map((field) => field.plainRead);
   try {
     const factory = new Function(
