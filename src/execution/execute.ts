@@ -99,6 +99,7 @@ import { FailedRead, NOT_READ, readProperty } from './propertyRead.ts';
 import { refuseIncrementalDelivery } from './refuseIncremental.ts';
 import { resolveInfo } from './resolveInfo.ts';
 import { publishResolverCall, publishTypename } from './resolverChannel.ts';
+import { newList } from './newList.ts';
 
 export type { PromiseOrValue } from '../jsutils/promiseOrValue.ts';
 export type { AbortState } from './execution.ts';
@@ -690,20 +691,6 @@ export function completeValue(exec: Execution, field: FieldPlan, plan: ValuePlan
       return completeListValue(exec, field, plan, value, path as ResponsePath);
   }
 }
-
-/**
- * A new, empty list result. Not a literal `[]`: V8 may decide, from one collection that found
- * a literal's arrays all alive (one in the middle of an execution can), to allocate every later
- * array of that literal in the old generation, for good (compileFields.ts says what that cost).
- * An array copied by a builtin is never so placed; copied from this template, which has held a
- * value that is not a small integer, it takes objects without changing its kind of elements.
- */
-function newList(): unknown[] {
-  return EMPTY_LIST.slice();
-}
-
-const EMPTY_LIST: unknown[] = [undefined];
-EMPTY_LIST.length = 0;
 
 /** CompleteValue of a list: any iterable; each item completed at its own position (its index). */
 export function completeListValue(exec: Execution, field: FieldPlan, plan: ListPlan | StreamPlan, value: unknown, path: ResponsePath): unknown[] {

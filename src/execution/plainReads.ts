@@ -18,6 +18,7 @@ import type { GraphQLEnumType, GraphQLOutputType } from 'graphql';
 import { isPlainArray } from '../jsutils/isPlainArray.ts';
 import { hasBuiltInEnumCoercion } from '../language/graphqlCompat.ts';
 import { LeafKind, isCoercedLeaf } from './leafValues.ts';
+import { newList } from './newList.ts';
 
 /** What `PlainRead.completed` returns for a value that must go the general way. */
 export const NOT_PLAIN: unique symbol = Symbol('not plain');
@@ -60,7 +61,7 @@ export class PlainRead {
       }
       if (i === value.length) return value.slice();
     }
-    const items: unknown[] = [];
+    const items = newList();
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
       let completed: unknown;
