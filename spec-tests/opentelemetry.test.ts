@@ -431,7 +431,7 @@ describe('with a registered tracer provider', () => {
 });
 
 describe('a tracer provider registered, removed and registered again', () => {
-  it('is seen at once each time: spans while one is registered, none after trace.disable()', async () => {
+  it('is seen at once each time: telemetry() answers a span maker while one is registered (a new one for a new provider), and null after trace.disable()', async () => {
     expect(await openTelemetryLoaded).toBe(true);
     expect(telemetry()).toBeNull();
     const first = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });

@@ -731,7 +731,7 @@ export function completeAsyncIterableList(
   streamFrom?: (index: number, iterator: AsyncIterator<unknown>) => boolean,
 ): unknown[] {
   const iterator = items[Symbol.asyncIterator]();
-  const completed: unknown[] = [];
+  const completed = newList();
   const continuation = exec.work.add(path);
   const task = exec.scheduler !== null ? currentTask() : undefined;
   task?.scheduler.valuePending(task, 1);
