@@ -221,6 +221,8 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   private readonly tracesDocument: boolean;
   /** `openTelemetry.resolvers`: whether an operation's resolver calls get spans. */
   private readonly tracesResolvers: boolean;
+  /** Operations running with their OpenTelemetry span (runTraced), until their outcome settles. */
+  private tracedInFlight = 0;
 
   constructor(options: PipelineOptions<Raw>) {
     assertUsableSchema(options.schema, 'graphql-glassbox');
@@ -298,7 +300,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
 
   /** Runs one operation: the phases after authentication, in order; the errors it returns are counted. */
   run(request: OperationRequest<Raw>, known?: KnownRequest): PromiseOrValue<OperationOutcome> {
-    const otel = telemetry();
+    const otel = request.untraced === true ? null : telemetry();
     if (otel !== null) return this.runTraced(otel, request, known);
     const outcome = this.phases(request, known);
     return outcome instanceof Promise ? outcome.then(this.counted) : this.counted(outcome);
@@ -333,16 +335,25 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   private runTraced(otel: Telemetry, request: OperationRequest<Raw>, known: KnownRequest | undefined): PromiseOrValue<OperationOutcome> {
     const span = request.upgradeHeaders === undefined ? otel.operationSpan(this.tracesResolvers) : otel.socketOperationSpan(this.tracesResolvers, request.upgradeHeaders);
     let outcome: PromiseOrValue<OperationOutcome>;
+    this.tracedInFlight++;
     try {
       outcome = otel.within(span, () => this.phases(request, known));
     } catch (error) {
+      this.tracedInFlight--;
       otel.operationFailed(span, error);
       throw error;
     }
-    if (!(outcome instanceof Promise)) return otel.operationEnded(span, this.counted(outcome));
+    if (!(outcome instanceof Promise)) {
+      this.tracedInFlight--;
+      return otel.operationEnded(span, this.counted(outcome));
+    }
     return outcome.then(
-      (settled) => otel.operationEnded(span, this.counted(settled)),
+      (settled) => {
+        this.tracedInFlight--;
+        return otel.operationEnded(span, this.counted(settled));
+      },
       (error: unknown) => {
+        this.tracedInFlight--;
         otel.operationFailed(span, error);
         throw error;
       },
@@ -355,7 +366,8 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
    */
   private chosen(request: OperationRequest<Raw>, kind: OperationTypeNode, name: string | undefined): void {
     request.chosen?.(kind, name);
-    telemetry()?.operationChosen(kind, name, this.tracesDocument ? request.params.query : null);
+    // Only an operation run by runTraced has a span to name.
+    if (this.tracedInFlight > 0) telemetry()?.operationChosen(kind, name, this.tracesDocument ? request.params.query : null);
   }
 
   private phases(request: OperationRequest<Raw>, known: KnownRequest | undefined): PromiseOrValue<OperationOutcome> {

@@ -68,6 +68,11 @@ export interface OperationRequest<Raw = unknown> {
    */
   readonly upgradeHeaders?: Readonly<Record<string, string | string[] | undefined>>;
   /**
+   * The transport found no tracer provider registered when the request arrived, so the request
+   * has no span of its own: its operations get none either, and the pipeline does not ask again.
+   */
+  readonly untraced?: boolean;
+  /**
    * The request's id (its request line's, and the `x-request-id` answered), read only when an
    * unexpected error is masked: the masked error and its log entry then carry the id the
    * request line carries. Without one, each masked error gets a new id.

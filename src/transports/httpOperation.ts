@@ -18,6 +18,8 @@ export interface HttpRequestLike<Raw> {
   observe?(operation: HttpOperation<Raw>): void;
   /** The request's id, when the transport gives its requests one. */
   readonly requestId?: string;
+  /** Whether the transport found no tracer provider when the request arrived (see OperationRequest). */
+  readonly untraced?: boolean;
 }
 
 export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
@@ -28,6 +30,7 @@ export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
   readonly streams: boolean;
   readonly uncharged: boolean;
   readonly incremental: IncrementalFormat | undefined;
+  readonly untraced: boolean;
   /** The chosen operation's type and name, once the pipeline has chosen it. */
   operationType: OperationTypeNode | null;
   operationName: string | undefined;
@@ -49,6 +52,7 @@ export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
     this.streams = streams;
     this.uncharged = uncharged;
     this.incremental = incremental;
+    this.untraced = request.untraced === true;
     this.request = request;
     this.operationType = null;
     this.operationName = undefined;

@@ -217,7 +217,10 @@ class GraphQLOverHttp<Raw> {
     if (method !== 'GET' && method !== 'POST') {
       return httpFailure(ErrorCode.MethodNotAllowed, `Method ${method} is not allowed; use GET or POST.`, { allow: 'GET, POST' });
     }
-    if (this.csrf !== null) {
+    // A POST's Content-Type, read once: it is refused (415) after the checks before it, but when it
+    // is JSON the request is no simple one a page could send cross-site, and passes CSRF prevention.
+    const unsupported = method === 'POST' ? checkContentType(headerOf(request.headers, 'content-type')) : null;
+    if (this.csrf !== null && (method !== 'POST' || unsupported !== null)) {
       const refused = this.csrf(request.headers);
       if (refused !== null) return httpFailure(ErrorCode.CsrfPrevented, refused);
     }
@@ -225,10 +228,7 @@ class GraphQLOverHttp<Raw> {
     if (accepted === null) {
       return httpFailure(ErrorCode.NotAcceptable, 'The Accept header allows neither application/graphql-response+json nor application/json.');
     }
-    if (method === 'POST') {
-      const unsupported = checkContentType(headerOf(request.headers, 'content-type'));
-      if (unsupported !== null) return httpFailure(ErrorCode.UnsupportedMediaType, unsupported);
-    }
+    if (unsupported !== null) return httpFailure(ErrorCode.UnsupportedMediaType, unsupported);
     const identity = this.pipeline.authenticate(request.headers);
     if (identity instanceof Promise) return identity.then((settled) => this.authenticated(request, accepted, settled));
     return this.authenticated(request, accepted, identity);

@@ -48,6 +48,8 @@ export class NodeRequest implements PlainRequest<IncomingMessage>, ObservedReque
   operation: LoggedOperation | null;
   /** Its OpenTelemetry server span, when a tracer provider is registered (observability/openTelemetry.ts). */
   span: unknown;
+  /** No tracer provider was registered when it arrived: it has no span, and its operations get none. */
+  untraced: boolean;
   private id: string | null;
 
   constructor(req: IncomingMessage, res: ServerResponse, startedAt: number, route: Route) {
@@ -61,6 +63,7 @@ export class NodeRequest implements PlainRequest<IncomingMessage>, ObservedReque
     this.route = route;
     this.operation = null;
     this.span = null;
+    this.untraced = false;
     this.id = null;
   }
 
