@@ -3,11 +3,13 @@
  *
  * The server runs in its own process (server.ts). Each attack runs for a bounded time while a
  * well-behaved client sends `{ __typename }` one request after another beside it, and the report
- * says, per attack: the server's resident memory before and after (each after a collection),
- * the longest the server's event loop was held (monitorEventLoopDelay), and the well-behaved
- * client's p99 latency against its own p99 on the idle server, measured first. The targets:
- * memory grows by less than 50 MB, no delay reaches 50 ms, and the good client's p99 stays
- * within twice its idle p99. Nothing is asserted: the table says which targets each attack met.
+ * says, per attack: the server's resident memory before, at once after, and once it has been
+ * idle for a while (settle(); each measured after a collection), the longest the server's event
+ * loop was held (monitorEventLoopDelay), and the well-behaved client's p99 latency against its
+ * own p99 on the idle server, measured first. The targets: what the attack leaves the server
+ * holding (memory once idle) is less than 50 MB more, no delay reaches 50 ms, and the good
+ * client's p99 stays within twice its idle p99. Nothing is asserted: the table says which
+ * targets each attack met.
  *
  * Two servers, one after the other: `open`, as `npm start` serves by default (no rate limits:
  * the bounds on memory and on the event loop must hold without them), and `limited`, as a
@@ -18,7 +20,9 @@
  *
  * Environment: BENCH_HOSTILE_SECONDS (seconds per attack, default 5), BENCH_HOSTILE_CONCURRENCY
  * (attacking loops, default 8), BENCH_HOSTILE_ATTACKS (the attacks to run, by name, separated by
- * commas; default all), BENCH_HOSTILE_SERVERS (open, limited or both, the default).
+ * commas; default all), BENCH_HOSTILE_SERVERS (open, limited or both, the default),
+ * BENCH_HOSTILE_SETTLE_SECONDS (the longest the server idles after an attack while its memory
+ * settles, default 40).
  */
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -30,6 +34,8 @@ import { WebSocket } from 'ws';
 
 const SECONDS = Number(process.env.BENCH_HOSTILE_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_HOSTILE_CONCURRENCY ?? 8);
+/** The longest the server idles after an attack while its memory settles (settle()). */
+const SETTLE_SECONDS = Number(process.env.BENCH_HOSTILE_SETTLE_SECONDS ?? 40);
 const MB = 1024 * 1024;
 /** The names listed in an environment variable (separated by commas), or null for all. */
 const chosen = (name: string): string[] | null => process.env[name]?.split(',').map((item) => item.trim()).filter(Boolean) ?? null;
@@ -217,7 +223,27 @@ function p99(latencies: number[]): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? NaN;
 }
 
-function measure(server: ChildProcess): Promise<Measure> {
+/**
+ * The server's memory once it has been idle after an attack: what the attack left it holding.
+ * Under an attack's allocation rate V8 commits more of its heap than it keeps in use, and
+ * returns those pages only once the server has been idle for some seconds (its memory reducer:
+ * 10–20 s here). RSS measured at once counts them, though nothing holds them. So the memory is
+ * measured again every 5 s, until it is within 10 MB of where it was before the attack (nothing
+ * left to return) or SETTLE_SECONDS have passed. An attack that grew it by less than that at
+ * once is not waited for.
+ */
+async function settle(server: ChildProcess, before: Measure, after: Measure): Promise<{ measure: Measure; seconds: number }> {
+  let measure = after;
+  let seconds = 0;
+  while (measure.rss - before.rss >= 10 * MB && seconds < SETTLE_SECONDS) {
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    seconds += 5;
+    measure = await measureNow(server);
+  }
+  return { measure, seconds };
+}
+
+function measureNow(server: ChildProcess): Promise<Measure> {
   return new Promise((resolve) => {
     server.once('message', (message) => resolve(message as Measure));
     server.send('measure');
@@ -255,7 +281,7 @@ const SERVERS: ReadonlyArray<{ name: string; env: Record<string, string> }> = [
 const ATTACKER_NICENESS = 10;
 
 async function main(): Promise<void> {
-  console.log(`Node ${process.version}; ${SECONDS} s per attack from ${CONCURRENCY} loops (the attacker at nice ${ATTACKER_NICENESS}). Targets: memory growth < 50 MB, worst event-loop delay < 50 ms, good p99 ≤ 2 × idle.`);
+  console.log(`Node ${process.version}; ${SECONDS} s per attack from ${CONCURRENCY} loops (the attacker at nice ${ATTACKER_NICENESS}). Targets: memory growth once idle < 50 MB, worst event-loop delay < 50 ms, good p99 ≤ 2 × idle.`);
   const servers = SERVERS.filter(({ name }) => ONLY_SERVERS === null || ONLY_SERVERS.includes(name.split(' ')[0] as string));
   const started = await Promise.all(servers.map(({ env }) => startServer(env)));
   const client = startGoodClient();
@@ -282,32 +308,34 @@ async function attackServer({ server, target }: Started, client: ChildProcess): 
   const rows: string[] = [];
   const warm = Date.now() + SECONDS * 1000;
   await goodClient(client, target, warm);
-  await measure(server);
+  await measureNow(server);
   const idle = p99(await goodClient(client, target, Date.now() + SECONDS * 1000));
-  const idleMeasure = await measure(server);
+  const idleMeasure = await measureNow(server);
   console.error(`idle: p99 ${idle.toFixed(2)} ms, worst delay ${idleMeasure.worstDelayMs.toFixed(1)} ms`);
   for (const attack of ATTACKS) {
     if (ONLY_ATTACKS !== null && !ONLY_ATTACKS.includes(attack.name)) continue;
-    const before = await measure(server);
+    const before = await measureNow(server);
     const until = Date.now() + SECONDS * 1000;
     const [sent, latencies] = await Promise.all([attack.run(target, until), goodClient(client, target, until)]);
     // What the attack left behind, once its connections are gone.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const after = await measure(server);
+    const after = await measureNow(server);
     const growth = (after.rss - before.rss) / MB;
-    const heapGrowth = (after.heapUsed - before.heapUsed) / MB;
+    const settled = await settle(server, before, after);
+    const settledGrowth = (settled.measure.rss - before.rss) / MB;
+    const heapGrowth = (settled.measure.heapUsed - before.heapUsed) / MB;
     const goodP99 = p99(latencies);
-    const met = [growth < 50 ? 'memory' : null, after.worstDelayMs < 50 ? 'delay' : null, goodP99 <= 2 * idle ? 'p99' : null].filter(Boolean);
+    const met = [settledGrowth < 50 ? 'memory' : null, after.worstDelayMs < 50 ? 'delay' : null, goodP99 <= 2 * idle ? 'p99' : null].filter(Boolean);
     console.error(`${attack.name}: done`);
     rows.push(
-      `| ${attack.name} | ${attack.what} | ${sent} | ${(before.rss / MB).toFixed(0)} | ${(after.rss / MB).toFixed(0)} | ${growth.toFixed(1)} | ${heapGrowth.toFixed(1)} | ${after.worstDelayMs.toFixed(1)} | ${goodP99.toFixed(2)} | ${(goodP99 / idle).toFixed(2)} | ${met.length === 3 ? 'all' : met.join(', ') || 'none'} |`,
+      `| ${attack.name} | ${attack.what} | ${sent} | ${(before.rss / MB).toFixed(0)} | ${(after.rss / MB).toFixed(0)} | ${growth.toFixed(1)} | ${settledGrowth.toFixed(1)} (${settled.seconds} s) | ${heapGrowth.toFixed(1)} | ${after.worstDelayMs.toFixed(1)} | ${goodP99.toFixed(2)} | ${(goodP99 / idle).toFixed(2)} | ${met.length === 3 ? 'all' : met.join(', ') || 'none'} |`,
     );
   }
   return [
     `The good client's idle p99: ${idle.toFixed(2)} ms.`,
     '',
-    '| attack | what it sends | requests | RSS before (MB) | RSS after (MB) | growth (MB) | heap growth (MB) | worst event-loop delay (ms) | good client p99 (ms) | ÷ idle p99 | targets met |',
-    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+    `| attack | what it sends | requests | RSS before (MB) | RSS after (MB) | growth at once (MB) | growth once idle (MB, after) | heap growth (MB) | worst event-loop delay (ms) | good client p99 (ms) | ÷ idle p99 | targets met |`,
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
     ...rows,
   ];
 }
