@@ -448,4 +448,28 @@ describe('a tracer provider registered, removed and registered again', () => {
     trace.disable();
     expect(telemetry()).toBeNull();
   });
+
+  it('applies from the next request on: a request that arrived without one gets no spans, its operation none either', async () => {
+    expect(await openTelemetryLoaded).toBe(true);
+    const started = await serve();
+    // A context manager, as an SDK's setup has: the operation's span is found as the active one when its operation is chosen.
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    // The server's own 'request' listener runs first and finds no provider; this one registers
+    // it before the request's body is read and its operation runs (in a later turn).
+    let registered = false;
+    started.server.on('request', () => {
+      if (!registered) registered = trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+    });
+    try {
+      expect(await post(started.url, { query: 'query First { books { title } }' })).toEqual({ data: { books: [{ title: 'A' }, { title: 'B' }, { title: 'C' }] } });
+      expect(registered).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(exporter.getFinishedSpans()).toEqual([]);
+      expect(await post(started.url, { query: 'query Second { books { title } }' })).toEqual({ data: { books: [{ title: 'A' }, { title: 'B' }, { title: 'C' }] } });
+      expect((await spans(2)).map((span) => span.name)).toEqual(['query Second', 'POST /graphql']);
+    } finally {
+      trace.disable();
+      context.disable();
+    }
+  });
 });
