@@ -233,17 +233,17 @@ function p99(latencies: number[]): number {
  * once is not waited for.
  */
 async function settle(server: ChildProcess, before: Measure, after: Measure): Promise<{ measure: Measure; seconds: number }> {
-  let measure = after;
+  let latest = after;
   let seconds = 0;
-  while (measure.rss - before.rss >= 10 * MB && seconds < SETTLE_SECONDS) {
+  while (latest.rss - before.rss >= 10 * MB && seconds < SETTLE_SECONDS) {
     await new Promise((resolve) => setTimeout(resolve, 5000));
     seconds += 5;
-    measure = await measureNow(server);
+    latest = await measure(server);
   }
-  return { measure, seconds };
+  return { measure: latest, seconds };
 }
 
-function measureNow(server: ChildProcess): Promise<Measure> {
+function measure(server: ChildProcess): Promise<Measure> {
   return new Promise((resolve) => {
     server.once('message', (message) => resolve(message as Measure));
     server.send('measure');
@@ -308,18 +308,18 @@ async function attackServer({ server, target }: Started, client: ChildProcess): 
   const rows: string[] = [];
   const warm = Date.now() + SECONDS * 1000;
   await goodClient(client, target, warm);
-  await measureNow(server);
+  await measure(server);
   const idle = p99(await goodClient(client, target, Date.now() + SECONDS * 1000));
-  const idleMeasure = await measureNow(server);
+  const idleMeasure = await measure(server);
   console.error(`idle: p99 ${idle.toFixed(2)} ms, worst delay ${idleMeasure.worstDelayMs.toFixed(1)} ms`);
   for (const attack of ATTACKS) {
     if (ONLY_ATTACKS !== null && !ONLY_ATTACKS.includes(attack.name)) continue;
-    const before = await measureNow(server);
+    const before = await measure(server);
     const until = Date.now() + SECONDS * 1000;
     const [sent, latencies] = await Promise.all([attack.run(target, until), goodClient(client, target, until)]);
     // What the attack left behind, once its connections are gone.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const after = await measureNow(server);
+    const after = await measure(server);
     const growth = (after.rss - before.rss) / MB;
     const settled = await settle(server, before, after);
     const settledGrowth = (settled.measure.rss - before.rss) / MB;
@@ -334,7 +334,7 @@ async function attackServer({ server, target }: Started, client: ChildProcess): 
   return [
     `The good client's idle p99: ${idle.toFixed(2)} ms.`,
     '',
-    `| attack | what it sends | requests | RSS before (MB) | RSS after (MB) | growth at once (MB) | growth once idle (MB, after) | heap growth (MB) | worst event-loop delay (ms) | good client p99 (ms) | ÷ idle p99 | targets met |`,
+    '| attack | what it sends | requests | RSS before (MB) | RSS after (MB) | growth at once (MB) | growth once idle (MB, after) | heap growth (MB) | worst event-loop delay (ms) | good client p99 (ms) | ÷ idle p99 | targets met |',
     '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
     ...rows,
   ];

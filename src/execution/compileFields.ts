@@ -133,11 +133,10 @@ function compileFields(fields: ReadonlyArray<FieldPlan>, general: GeneralPath): 
   // is made by a constructor whose instances are plain objects (its prototype is Object's), not
   // by an object literal: V8 may decide, from one collection that found a literal's objects all
   // alive (one in the middle of an execution can), to allocate every later object of that
-  // literal in the old generation, for good. A process whose result objects were all allocated
-  // there ran nested queries three to four times slower, collecting the old generation over and
-  // over (docs/benchmarks.md). Objects made by `new` are never so placed. (The interpreter clones
-  // the selection plan's template, execute.ts newResultObject: in generated code that measured
-  // about 15% slower on nested lists than this constructor.)
+  // literal in the old generation, for good, and a process in that state collects the old
+  // generation over and over. Objects made by `new` are never so placed. (Not the interpreter's
+  // clone of the plan's template, execute.ts newResultObject: slower here. The figures are in
+  // docs/benchmarks.md, "Results are allocated young".)
   const resultConstructor = `function Result() { ${fields.map((field) => `this.${field.responseName} = null;`).join(' ')} }\nResult.prototype = Object.prototype;`;
   const body = `"use strict";\n${resultConstructor}\nreturn function compiledFields(exec, source, path) {\n  ${lines.join('\n  ')}\n};`;
   const plainReads = fields.map((field) => field.plainRead);

@@ -334,30 +334,23 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
    */
   private runTraced(otel: Telemetry, request: OperationRequest<Raw>, known: KnownRequest | undefined): PromiseOrValue<OperationOutcome> {
     const span = request.upgradeHeaders === undefined ? otel.operationSpan(this.tracesResolvers) : otel.socketOperationSpan(this.tracesResolvers, request.upgradeHeaders);
+    const ended = (settled: OperationOutcome): OperationOutcome => {
+      this.tracedInFlight--;
+      return otel.operationEnded(span, this.counted(settled));
+    };
+    const failed = (error: unknown): never => {
+      this.tracedInFlight--;
+      otel.operationFailed(span, error);
+      throw error;
+    };
     let outcome: PromiseOrValue<OperationOutcome>;
     this.tracedInFlight++;
     try {
       outcome = otel.within(span, () => this.phases(request, known));
     } catch (error) {
-      this.tracedInFlight--;
-      otel.operationFailed(span, error);
-      throw error;
+      return failed(error);
     }
-    if (!(outcome instanceof Promise)) {
-      this.tracedInFlight--;
-      return otel.operationEnded(span, this.counted(outcome));
-    }
-    return outcome.then(
-      (settled) => {
-        this.tracedInFlight--;
-        return otel.operationEnded(span, this.counted(settled));
-      },
-      (error: unknown) => {
-        this.tracedInFlight--;
-        otel.operationFailed(span, error);
-        throw error;
-      },
-    );
+    return outcome instanceof Promise ? outcome.then(ended, failed) : ended(outcome);
   }
 
   /**

@@ -30,7 +30,6 @@ export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
   readonly streams: boolean;
   readonly uncharged: boolean;
   readonly incremental: IncrementalFormat | undefined;
-  readonly untraced: boolean;
   /** The chosen operation's type and name, once the pipeline has chosen it. */
   operationType: OperationTypeNode | null;
   operationName: string | undefined;
@@ -52,7 +51,6 @@ export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
     this.streams = streams;
     this.uncharged = uncharged;
     this.incremental = incremental;
-    this.untraced = request.untraced === true;
     this.request = request;
     this.operationType = null;
     this.operationName = undefined;
@@ -75,6 +73,10 @@ export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
 
   get requestId(): string | undefined {
     return this.request.requestId;
+  }
+
+  get untraced(): boolean {
+    return this.request.untraced === true;
   }
 
   get forwardedFor(): string | string[] | undefined {

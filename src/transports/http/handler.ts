@@ -217,8 +217,9 @@ class GraphQLOverHttp<Raw> {
     if (method !== 'GET' && method !== 'POST') {
       return httpFailure(ErrorCode.MethodNotAllowed, `Method ${method} is not allowed; use GET or POST.`, { allow: 'GET, POST' });
     }
-    // A POST's Content-Type, read once: it is refused (415) after the checks before it, but when it
-    // is JSON the request is no simple one a page could send cross-site, and passes CSRF prevention.
+    // A POST's Content-Type, read once. Refused, it is answered 415 only after CSRF prevention
+    // and Accept; accepted, it is JSON, which no page can send cross-site without a preflight:
+    // such a POST passes CSRF prevention without the check reading its headers again.
     const unsupported = method === 'POST' ? checkContentType(headerOf(request.headers, 'content-type')) : null;
     if (this.csrf !== null && (method !== 'POST' || unsupported !== null)) {
       const refused = this.csrf(request.headers);

@@ -48,8 +48,6 @@ export class NodeRequest implements PlainRequest<IncomingMessage>, ObservedReque
   operation: LoggedOperation | null;
   /** Its OpenTelemetry server span, when a tracer provider is registered (observability/openTelemetry.ts). */
   span: unknown;
-  /** No tracer provider was registered when it arrived: it has no span, and its operations get none. */
-  untraced: boolean;
   private id: string | null;
 
   constructor(req: IncomingMessage, res: ServerResponse, startedAt: number, route: Route) {
@@ -63,7 +61,6 @@ export class NodeRequest implements PlainRequest<IncomingMessage>, ObservedReque
     this.route = route;
     this.operation = null;
     this.span = null;
-    this.untraced = false;
     this.id = null;
   }
 
@@ -71,6 +68,11 @@ export class NodeRequest implements PlainRequest<IncomingMessage>, ObservedReque
   get requestId(): string {
     this.id ??= requestIdFrom(this.headers['x-request-id']);
     return this.id;
+  }
+
+  /** No tracer provider was registered when it arrived (it has no span): its operations get none either. */
+  get untraced(): boolean {
+    return this.span === null;
   }
 
   observe(operation: LoggedOperation): void {

@@ -186,7 +186,6 @@ class NodeAdapter {
     const request = new NodeRequest(req, res, startedAt, route);
     const otel = telemetry();
     if (otel !== null) this.traced(otel, request, route);
-    else request.untraced = true;
     this.reader.read(request);
   };
 
