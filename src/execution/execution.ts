@@ -23,6 +23,7 @@ import type { Continuation, NulledPositions } from './pendingWork.ts';
 import type { ArgumentValues, FieldPlan, OperationPlan, SelectionPlan, StreamPlan } from './plan.ts';
 import type { RequestScope } from './resolveInfo.ts';
 import { ExecutionTracer } from './trace.ts';
+import { fastClass } from '../jsutils/fastClass.ts';
 
 /** What the executor reads of an AbortSignal. */
 export interface AbortState {
@@ -426,6 +427,7 @@ export class Execution implements RequestScope, NulledPositions {
     (result.extensions ??= {})['trace'] = (this.trace as ExecutionTracer).finish(this.plan, this);
   }
 }
+fastClass(Execution);
 
 (Execution.prototype as { incremental: IncrementalHooks | null }).incremental = null;
 (Execution.prototype as { rootPath: ResponsePath | undefined }).rootPath = undefined;

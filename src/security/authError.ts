@@ -7,6 +7,7 @@
  * for the client: it says what was wrong and what was expected, and never echoes the credential.
  */
 import { ErrorCode } from '../errors/codes.ts';
+import { fastClass } from '../jsutils/fastClass.ts';
 
 /**
  * The codes an AuthError carries: no acceptable credential (401), a valid credential without a
@@ -46,6 +47,7 @@ export class AuthError extends Error {
     this.requiredScopes = options.requiredScopes ?? [];
   }
 }
+fastClass(AuthError);
 
 /** A credential of this scheme that is not valid: unknown, expired, forged, of the wrong audience... */
 export function invalidCredential(scheme: string, message: string): AuthError {

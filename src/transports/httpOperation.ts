@@ -7,6 +7,7 @@ import type { OperationTypeNode } from 'graphql';
 import type { IncrementalFormat, OperationRequest, RequestParams } from '../server/pipeline.ts';
 import type { ClientInfo } from '../ratelimit/rateLimiter.ts';
 import type { Identity } from '../security/identity.ts';
+import { fastClass } from '../jsutils/fastClass.ts';
 
 /** What an HTTP operation reads of its request. */
 export interface HttpRequestLike<Raw> {
@@ -98,3 +99,4 @@ export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
     if (!this.uncharged) this.request.observe?.(this);
   }
 }
+fastClass(HttpOperation);

@@ -8,6 +8,7 @@ import { requestIdFrom } from '../../observability/requestLog.ts';
 import type { LoggedOperation } from '../../observability/requestLog.ts';
 import type { PlainRequest } from '../plainRequest.ts';
 import type { Route } from './router.ts';
+import { fastClass } from '../../jsutils/fastClass.ts';
 
 /**
  * Node keeps only the first of several Authorization headers and drops the rest. A request
@@ -96,3 +97,4 @@ export class NodeRequest implements PlainRequest<IncomingMessage>, ObservedReque
     });
   }
 }
+fastClass(NodeRequest);
