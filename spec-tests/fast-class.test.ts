@@ -19,15 +19,29 @@ describe('fastClass', () => {
       import { HttpOperation } from ${source('../src/transports/httpOperation.ts')};
       import { Execution } from ${source('../src/execution/execution.ts')};
       import { AuthError } from ${source('../src/security/authError.ts')};
+      import { OperationPlan } from ${source('../src/execution/plan.ts')};
+      import { BatchLoader } from ${source('../src/batching/batchLoader.ts')};
+      import { EventStream } from ${source('../src/transports/http/eventStream.ts')};
+      import { MultipartStream } from ${source('../src/transports/http/multipartStream.ts')};
       const fast = new Function('value', 'return %HasFastProperties(value)');
-      const classes = { PlainClass, NodeRequest, HttpOperation, Execution, AuthError };
+      const classes = { PlainClass, NodeRequest, HttpOperation, Execution, AuthError, OperationPlan, BatchLoader, EventStream, MultipartStream };
       process.stdout.write(JSON.stringify(Object.fromEntries(Object.entries(classes).map(([name, value]) => [name, fast(value)]))));
     `;
     const run = spawnSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', cwd: ROOT });
     expect(run.stderr).toBe('');
     // The control: a class tsx compiled is slow. Should this fail after a tsx upgrade (no more
     // keepNames), fastClass has no more work to do and can go.
-    expect(JSON.parse(run.stdout)).toEqual({ PlainClass: false, NodeRequest: true, HttpOperation: true, Execution: true, AuthError: true });
+    expect(JSON.parse(run.stdout)).toEqual({
+      PlainClass: false,
+      NodeRequest: true,
+      HttpOperation: true,
+      Execution: true,
+      AuthError: true,
+      OperationPlan: true,
+      BatchLoader: true,
+      EventStream: true,
+      MultipartStream: true,
+    });
   });
 
   it('leaves the class as it was: its name, its prototype chain, its instances', () => {

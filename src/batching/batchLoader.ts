@@ -21,6 +21,7 @@ import type { DispatchObserver, Dispatchable } from './scheduler.ts';
 import { batchHook } from './batchHook.ts';
 import { describe } from '../jsutils/describe.ts';
 import { isPromiseLike } from '../jsutils/isPromiseLike.ts';
+import { fastClass } from '../jsutils/fastClass.ts';
 
 export type BatchResult<K, V> = ReadonlyArray<V | Error | null | undefined> | ReadonlyMap<K, V | Error | null | undefined>;
 
@@ -303,6 +304,7 @@ export class BatchLoader<K, V, C = K> implements Dispatchable {
     }
   }
 }
+fastClass(BatchLoader);
 
 function loadsOf<K, V, C>(batch: ReadonlyArray<QueuedKey<K, V, C>>): Array<LoadPromise<unknown>> {
   return batch.map((entry) => entry.promise as LoadPromise<unknown>);

@@ -59,6 +59,7 @@ import { usesIncrementalDelivery } from '../language/collectDeferredFields.ts';
 import type { CollectedFields, Fragments } from '../language/collectFields.ts';
 import { argumentValues, outputCoercion, propagatesErrors } from '../language/graphqlCompat.ts';
 import type { VariableValues } from '../language/graphqlCompat.ts';
+import { fastClass } from '../jsutils/fastClass.ts';
 
 export type ArgumentValues = Record<string, unknown>;
 
@@ -480,6 +481,7 @@ export class OperationPlan {
     return plan;
   }
 }
+fastClass(OperationPlan);
 
 /** The operation to run, or the request errors graphql-js gives when it cannot be chosen. */
 export type OperationChoice = OperationPlan | ReadonlyArray<GraphQLError>;

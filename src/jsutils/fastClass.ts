@@ -9,7 +9,7 @@
  * prototype, which is what `extends` does: so the class is extended once, for that effect
  * alone. Run from JavaScript compiled without `keepNames`, nothing changes.
  *
- * For classes made or tested on every request only (see docs/benchmarks.md on `{ hello }`).
+ * Applied to the classes made or tested on every request only (see docs/benchmarks.md on `{ hello }`).
  */
 export function fastClass(constructor: abstract new (...args: never[]) => unknown): void {
   class Extended extends (constructor as unknown as new () => object) {}

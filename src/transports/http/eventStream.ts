@@ -18,6 +18,7 @@
  */
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import { sharedResultText } from '../sharedResultText.ts';
+import { fastClass } from '../../jsutils/fastClass.ts';
 
 const COMPLETE = 'event: complete\ndata:\n\n';
 const HEARTBEAT = ':\n\n';
@@ -130,6 +131,7 @@ export class EventStream {
     void this.source?.return().catch(() => undefined);
   }
 }
+fastClass(EventStream);
 
 function nextEvent(result: ExecutionResult): string {
   // JSON.stringify escapes line breaks, so the data fits on the one line SSE needs.

@@ -14,6 +14,7 @@
  * payloads at their source (the pipeline then aborts the operation's signal).
  */
 import type { GraphQLError } from 'graphql';
+import { fastClass } from '../../jsutils/fastClass.ts';
 
 const FIRST_DELIMITER = '\r\n---';
 const PART_HEADERS = '\r\nContent-Type: application/json; charset=utf-8\r\n\r\n';
@@ -94,3 +95,4 @@ export class MultipartStream {
     return PART_HEADERS + JSON.stringify(payload) + DELIMITER + (last ? CLOSE : '');
   }
 }
+fastClass(MultipartStream);
