@@ -3,9 +3,8 @@
  *
  * tsx compiles with esbuild's `keepNames`, which gives every class a static block that redefines
  * its `name` property. That leaves the class object in V8's dictionary mode, and then TurboFan
- * inlines no `new C()` (a generic construct stub allocates each instance, out of line) and
- * specializes no `x instanceof C` (each is a generic lookup of `Symbol.hasInstance` up the
- * chain). V8 turns an object back to fast properties when another object takes it as its
+ * specializes no `x instanceof C`: each is a call of the generic builtin, which looks
+ * `Symbol.hasInstance` up the class's chain. V8 turns an object back to fast properties when another object takes it as its
  * prototype, which is what `extends` does: so the class is extended once, for that effect
  * alone. Run from JavaScript compiled without `keepNames`, nothing changes.
  *
