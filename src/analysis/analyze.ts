@@ -54,6 +54,7 @@ import { fieldDefinition } from '../language/fieldDefinition.ts';
 import { selectOperation } from '../language/selectOperation.ts';
 import type { Fragments } from '../language/selectOperation.ts';
 import { costWeight, listSize } from './costDirectives.ts';
+import { fastClass } from '../jsutils/fastClass.ts';
 
 export interface AnalyzeArgs {
   schema: GraphQLSchema;
@@ -132,6 +133,7 @@ export class DocumentTooDeepError extends GraphQLError {
     this.depth = depth;
   }
 }
+fastClass(DocumentTooDeepError);
 
 export function analyzeOperation(args: AnalyzeArgs): OperationAnalysis {
   const selected = selectOperation(args.document, args.operationName);

@@ -453,3 +453,4 @@ class ArgumentsError {
     this.error = error;
   }
 }
+fastClass(ArgumentsError);

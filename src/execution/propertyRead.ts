@@ -6,6 +6,7 @@
  * read, and hand anything they cannot store as it is to the reference path together with the
  * value they read, so that a getter runs once per field, as under graphql-js.
  */
+import { fastClass } from '../jsutils/fastClass.ts';
 
 /** Marks that the property has not been read yet: the reference path reads it itself. */
 export const NOT_READ: unique symbol = Symbol('not read');
@@ -17,6 +18,7 @@ export class FailedRead {
     this.error = error;
   }
 }
+fastClass(FailedRead);
 
 /** The property read, with a throwing getter caught as a FailedRead. */
 export function readProperty(source: object, name: string): unknown {

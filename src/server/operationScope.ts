@@ -4,6 +4,7 @@
  * operation is abandoned (timeout, client gone, subscription ended).
  */
 import type { Identity } from '../security/identity.ts';
+import { fastClass } from '../jsutils/fastClass.ts';
 
 /** What a context factory receives beside the transport's request. */
 export interface OperationScope {
@@ -24,6 +25,7 @@ export interface OperationScope {
  * not logged as an unexpected error.
  */
 export class OperationCancelled extends Error {}
+fastClass(OperationCancelled);
 
 /**
  * Whether an operation was abandoned, readable as a plain flag by the executor and as an

@@ -1,3 +1,5 @@
+import { fastClass } from '../jsutils/fastClass.ts';
+
 /** The webhook API's refusals of its input: a message for the caller, and a stable code. */
 export class WebhookError extends Error {
   /** One of the registry's codes (errors/codes.ts). */
@@ -8,3 +10,4 @@ export class WebhookError extends Error {
     this.code = code;
   }
 }
+fastClass(WebhookError);

@@ -11,12 +11,14 @@
 import { randomBytes } from 'node:crypto';
 import { WebSocket } from 'ws';
 import type { RawData } from 'ws';
+import { fastClass } from '../../jsutils/fastClass.ts';
 
 /** The subprotocol of the GraphQL over WebSocket protocol. */
 export const SUBPROTOCOL = 'graphql-transport-ws';
 
 /** A socket that could not be opened: the upgrade was refused, or no server answered. */
 export class SocketOpenError extends Error {}
+fastClass(SocketOpenError);
 
 /** How a socket closed. */
 export interface Closed {
