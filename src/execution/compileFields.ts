@@ -34,6 +34,8 @@ import type { FieldPlan, SelectionPlan } from './plan.ts';
 import { coercedLeafTestName, isCoercedBoolean, isCoercedFloat, isCoercedInt, isCoercedString } from './leafValues.ts';
 import { NOT_PLAIN } from './plainReads.ts';
 import { FailedRead, NOT_READ } from './propertyRead.ts';
+import { isGeneratedName, isGraphQLName } from './generatedNames.ts';
+import type { ResultConstructor } from './resultObjects.ts';
 
 /**
  * Runs every field of a selection plan on one source object (an object, with no custom default
@@ -43,17 +45,6 @@ export type CompiledFields = (exec: never, source: object, path: unknown) => Rec
 
 /** Objects a selection plan completes before it is compiled: a one-off query is not worth a compilation. */
 export const COMPILE_AFTER = 32;
-
-const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
-
-/**
- * Whether a response name may be written into generated code as a property name: a GraphQL
- * Name (also a JavaScript identifier), and not `__proto__`, which as a literal key or a
- * `result.__proto__` store would set the prototype instead. compileStringify.ts uses it too.
- */
-export function isGeneratedName(name: string): boolean {
-  return GRAPHQL_NAME.test(name) && name !== '__proto__';
-}
 
 /**
  * The reference path the generated code calls for every field it does not store itself:
@@ -80,7 +71,7 @@ export function generatedReaderFor(selections: SelectionPlan, general: GeneralPa
   const reader = selections.reader;
   const compiled = reader.compiled;
   if (compiled !== undefined || ++reader.uses < COMPILE_AFTER) return compiled;
-  return (reader.compiled = compileFields(selections.fields as ReadonlyArray<FieldPlan>, general));
+  return (reader.compiled = compileFields(selections.fields as ReadonlyArray<FieldPlan>, selections.Result, general));
 }
 
 /**
@@ -90,7 +81,7 @@ export function generatedReaderFor(selections: SelectionPlan, general: GeneralPa
 export function whyNotCompiled(fields: ReadonlyArray<FieldPlan>): string | null {
   if (!fields.some((field) => field.plainRead !== null)) return 'no plain reads';
   for (const field of fields) {
-    if (!isGeneratedName(field.responseName) || !GRAPHQL_NAME.test(field.fieldName)) return `the name ${field.responseName} cannot be written into code`;
+    if (!isGeneratedName(field.responseName) || !isGraphQLName(field.fieldName)) return `the name ${field.responseName} cannot be written into code`;
   }
   return null;
 }
@@ -99,7 +90,7 @@ export function whyNotCompiled(fields: ReadonlyArray<FieldPlan>): string | null 
  * The generated function for this field list, or null when it cannot or should not be
  * compiled. The fields must be a selection plan's fixed list (not one chosen by variables).
  */
-function compileFields(fields: ReadonlyArray<FieldPlan>, general: GeneralPath): CompiledFields | null {
+function compileFields(fields: ReadonlyArray<FieldPlan>, Result: ResultConstructor, general: GeneralPath): CompiledFields | null {
   if (whyNotCompiled(fields) !== null) return null;
 
   const lines: string[] = [];
@@ -129,19 +120,13 @@ function compileFields(fields: ReadonlyArray<FieldPlan>, general: GeneralPath): 
   });
   lines.push('return result;');
 
-  // The result object in its final shape: every response name, in order, null until stored. It
-  // is made by a constructor whose instances are plain objects (its prototype is Object's), not
-  // by an object literal: V8 may decide, from one collection that found a literal's objects all
-  // alive (one in the middle of an execution can), to allocate every later object of that
-  // literal in the old generation, for good, and a process in that state collects the old
-  // generation over and over. Objects made by `new` are never so placed. (Not the interpreter's
-  // clone of the plan's template, execute.ts newResultObject: slower here. The figures are in
-  // docs/benchmarks.md, "Results are allocated young".)
-  const resultConstructor = `function Result() { ${fields.map((field) => `this.${field.responseName} = null;`).join(' ')} }\nResult.prototype = Object.prototype;`;
-  const body = `"use strict";\n${resultConstructor}\nreturn function compiledFields(exec, source, path) {\n  ${lines.join('\n  ')}\n};`;
+  // The result object in its final shape, made by the plan's constructor (resultObjects.ts):
+  // every response name, in order, null until stored.
+  const body = `"use strict";\nreturn function compiledFields(exec, source, path) {\n  ${lines.join('\n  ')}\n};`;
   const plainReads = fields.map((field) => field.plainRead);
   try {
     const factory = new Function(
+      'Result',
       'general',
       'NOT_READ',
       'FailedRead',
@@ -155,7 +140,7 @@ function compileFields(fields: ReadonlyArray<FieldPlan>, general: GeneralPath): 
       body,
     ) as (...args: unknown[]) => CompiledFields;
     const tests = [isCoercedString, isCoercedInt, isCoercedFloat, isCoercedBoolean];
-    return factory(general, NOT_READ, FailedRead, NOT_PLAIN, ...tests, fields, plainReads);
+    return factory(Result, general, NOT_READ, FailedRead, NOT_PLAIN, ...tests, fields, plainReads);
   } catch {
     // Code generation is forbidden here (a flag or a policy): the plan stays interpreted.
     return null;

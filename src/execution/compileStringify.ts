@@ -35,7 +35,7 @@
 import type { FieldPlan, SelectionPlan } from './plan.ts';
 import { ValueKind } from './plan.ts';
 import { stringifyMember } from '../jsutils/stringifySmall.ts';
-import { isGeneratedName } from './compileFields.ts';
+import { isGeneratedName } from './generatedNames.ts';
 
 /** Writes one result object of a selection plan; undefined only for an object JSON would leave out. */
 export type ObjectWriter = (result: Record<string, unknown>, key: string) => string | undefined;

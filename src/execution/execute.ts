@@ -359,7 +359,7 @@ function executeOperation(exec: Execution): PromiseOrValue<ExecutionResult> {
     exec.failRoot(error as GraphQLError);
   }
   if (fields !== undefined) {
-    exec.data = newResultObject(plan.root);
+    exec.data = new plan.root.Result();
     if (exec.scheduler !== null) runAsTask(exec.scheduler, executeRootSelectionSet, exec, fields);
     else executeRootSelectionSet(exec, fields);
   }
@@ -435,7 +435,7 @@ function executeSelectionSet(
     const handled = exec.incremental.executeSelectionSet(exec, field, selections, source, path);
     if (handled !== NOT_HANDLED) return handled;
   }
-  return executeFields(exec, fields, source, newResultObject(selections), path);
+  return executeFields(exec, fields, source, new selections.Result(), path);
 }
 
 /**
@@ -1074,13 +1074,6 @@ function failObject(exec: Execution, path: ResponsePath | undefined, since: numb
 
 const ignore = () => undefined;
 
-/**
- * A result object already holding every response name, in order: cloning one fixed shape is
- * cheaper than growing each object property by property, and fixes the key order up front.
- */
-export function newResultObject(selections: SelectionPlan): ResultObject {
-  return selections.nullPrototype ? Object.create(null) : { ...selections.template };
-}
 
 /**
  * The default `resolveType`: a `__typename` on the value, else the first possible type whose

@@ -60,6 +60,8 @@ import type { CollectedFields, Fragments } from '../language/collectFields.ts';
 import { argumentValues, outputCoercion, propagatesErrors } from '../language/graphqlCompat.ts';
 import type { VariableValues } from '../language/graphqlCompat.ts';
 import { fastClass } from '../jsutils/fastClass.ts';
+import { resultConstructor } from './resultObjects.ts';
+import type { ResultConstructor } from './resultObjects.ts';
 
 export type ArgumentValues = Record<string, unknown>;
 
@@ -261,8 +263,8 @@ export class SelectionPlan {
   readonly fields: ReadonlyArray<FieldPlan> | undefined;
   /** Whether result objects need a null prototype (a response name is `__proto__`). */
   readonly nullPrototype: boolean;
-  /** Every response name set to null, in order: result objects are cloned from it. */
-  readonly template: Readonly<Record<string, null>> | undefined;
+  /** Makes this plan's result objects: every response name, in order, null until stored (resultObjects.ts). */
+  readonly Result: ResultConstructor;
   /** The generated reader of `fields`: kept and written by compileFields.ts only. */
   readonly reader: GeneratedReader = { uses: 0, compiled: undefined };
   /** The generated JSON writer of its result objects: kept and written by compileStringify.ts only. */
@@ -279,15 +281,12 @@ export class SelectionPlan {
     if (dependsOnVariables(operation.fragments, selectionSets)) {
       this.variants = new Map();
       this.nullPrototype = false;
+      this.Result = resultConstructor(undefined);
     } else {
       const fields = this.planFields(collectFields(operation.schema, operation.fragments, undefined, type, selectionSets));
       this.fields = fields;
       this.nullPrototype = fields.some((field) => field.responseName === '__proto__');
-      if (!this.nullPrototype) {
-        const template: Record<string, null> = {};
-        for (const field of fields) template[field.responseName] = null;
-        this.template = template;
-      }
+      this.Result = resultConstructor(fields.map((field) => field.responseName));
     }
   }
 
