@@ -5,7 +5,8 @@
  * that time moves by more than an executor change does, and instruction counts do not.
  *
  * How: each (scenario, engine) runs in a child process under callgrind with instrumentation off.
- * The child executes the scenario WARMUP times, turns instrumentation on (callgrind_control),
+ * The child executes the scenario WARMUP times, called as bench/index.ts calls each engine (from
+ * a closure, with arguments made for each call), turns instrumentation on (callgrind_control),
  * executes it COUNTED times in the same loop function (so that the code counted is the code the
  * warm-up optimized), and turns it off. Node runs with --single-threaded: V8 compiles and
  * collects on the main thread, at the same points in every run, so two runs of one build agree
@@ -46,13 +47,18 @@ type EngineName = keyof typeof ENGINES;
 /** The child: warm up, count, print nothing (the parent reads callgrind's file). */
 async function child(scenarioName: string, engineName: EngineName): Promise<void> {
   const scenario = (SCENARIOS[scenarioName] as () => Scenario)();
-  const run = ENGINES[engineName] as (args: object) => ExecutionResult | Promise<ExecutionResult>;
-  const args = { schema: scenario.schema, document: scenario.document, rootValue: {}, contextValue: { db: createDb() } };
+  const engine = ENGINES[engineName] as (args: object) => ExecutionResult | Promise<ExecutionResult>;
+  const { schema, document } = scenario;
+  const rootValue = {};
+  const contextValue = { db: createDb() };
+  // Called as bench/index.ts calls it: from a closure, with arguments made for each call. (What
+  // V8 inlines into an execution's entry depends on its caller: docs/benchmarks.md.)
+  const run = () => engine({ schema, document, rootValue, contextValue });
   // One loop function for both phases: the counted executions run the code the warm-up made.
   const loop = async (times: number): Promise<number> => {
     let answered = 0;
     for (let i = 0; i < times; i++) {
-      const result = run(args);
+      const result = run();
       const settled = result instanceof Promise ? await result : result;
       if (settled.errors !== undefined) throw new Error(`${engineName} failed ${scenarioName}: ${settled.errors[0]?.message}`);
       answered++;

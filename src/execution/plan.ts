@@ -464,8 +464,13 @@ export class OperationPlan {
     this.incremental = usesIncrementalDelivery(operation) || Object.values(fragments).some((fragment) => usesIncrementalDelivery(fragment));
   }
 
+  /** The root selection set's plan, made when first asked for (small enough for V8 to inline on every execution's path). */
   get root(): SelectionPlan {
-    return (this.rootSelections ??= new SelectionPlan(this, this.rootType as GraphQLObjectType, [this.operation.selectionSet]));
+    return this.rootSelections ?? this.planRoot();
+  }
+
+  private planRoot(): SelectionPlan {
+    return (this.rootSelections = new SelectionPlan(this, this.rootType as GraphQLObjectType, [this.operation.selectionSet]));
   }
 
   /** This operation planned for a caller's access (this plan itself when there is none to check). */
