@@ -42,7 +42,7 @@ async function readerServer(): Promise<{ seen: Seen; post: (body: Buffer, chunke
       seen.jobs.push(job);
     },
   });
-  const server = createServer((req, res) => reader.read(new NodeRequest(req, res, 0, { kind: 'graphql' })));
+  const server = createServer((req, res) => reader.read(new NodeRequest(req, res, 0, { kind: 'graphql' }, req.headers)));
   servers.push(server);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -175,15 +175,16 @@ class NodeAdapter {
     const startedAt = this.observer === null ? 0 : performance.now();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
-    const route = this.router.route(method, url, req.headers);
+    const headers = req.headers;
+    const route = this.router.route(method, url, headers);
     if (route.kind === 'operational') {
-      const [status, headers, body] = route.answer;
+      const [status, answerHeaders, body] = route.answer;
       // The server's own routes are no GraphQL requests: a request line at debug only.
-      this.observer?.operational(method, url, req.headers, startedAt, status, headers);
-      this.writer.respond(res, status, headers, body, null);
+      this.observer?.operational(method, url, headers, startedAt, status, answerHeaders);
+      this.writer.respond(res, status, answerHeaders, body, null);
       return;
     }
-    const request = new NodeRequest(req, res, startedAt, route);
+    const request = new NodeRequest(req, res, startedAt, route, headers);
     const otel = telemetry();
     if (otel !== null) this.traced(otel, request, route);
     this.reader.read(request);
