@@ -1080,7 +1080,6 @@ function failObject(exec: Execution, path: ResponsePath | undefined, since: numb
 
 const ignore = () => undefined;
 
-
 /**
  * The default `resolveType`: a `__typename` on the value, else the first possible type whose
  * `isTypeOf` accepts it (asynchronous answers are awaited together, in declaration order).
