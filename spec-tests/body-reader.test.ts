@@ -42,7 +42,7 @@ async function readerServer(): Promise<{ seen: Seen; post: (body: Buffer, chunke
       seen.jobs.push(job);
     },
   });
-  const server = createServer((req, res) => reader.read(new NodeRequest(req, res, 0, { kind: 'graphql' }, req.headers)));
+  const server = createServer((req, res) => reader.read(new NodeRequest(req, res, req.method ?? 'GET', req.url ?? '/', req.headers, 0, { kind: 'graphql' })));
   servers.push(server);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -439,9 +439,10 @@ describe('tracing channels: nobody listening', () => {
     tracingChannel('graphql:resolve').subscribe(handlers as never);
     try {
       const { generated } = await itemsQuery();
-      // No generated reader (the result objects' constructors are generated all the same).
-      expect(generated.filter((text) => text.includes('function compiledFields'))).toEqual([]);
-      expect(generated.length).toBe(2);
+      // Nothing generated but the result objects' constructors (made with the plans, whichever path
+      // runs): no reader. The spy does see them, so an empty list would not pass for a blind spy.
+      expect(generated.length).toBeGreaterThan(0);
+      expect(generated.filter((text) => !/^"use strict";\nfunction Result\(\)/.test(text))).toEqual([]);
       expect(calls.length).toBe(1 + 2 * COMPILE_AFTER * 3);
       expect(calls.slice(0, 5)).toEqual(['items', 'items.0.id', 'items.0.name', 'items.1.id', 'items.1.name']);
     } finally {

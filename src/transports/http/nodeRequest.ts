@@ -52,13 +52,22 @@ export class NodeRequest implements PlainRequest<IncomingMessage>, ObservedReque
   private id: string | null;
 
   /**
-   * `headers`: `req.headers`, which the router has read already. (Read here, node's getter that
-   * builds them would be part of this constructor's optimized code, which V8 counts against its
-   * inlining budget when deciding whether to inline the constructor into the request handler.)
+   * `method`, `url` and `headers`: the request line and headers as the router read them, not read
+   * again. (Read here, node's getter that builds the headers would be part of this constructor's
+   * optimized code, which V8 counts against its inlining budget when deciding whether to inline
+   * the constructor into the request handler.)
    */
-  constructor(req: IncomingMessage, res: ServerResponse, startedAt: number, route: Route, headers: IncomingMessage['headers']) {
-    this.method = req.method ?? 'GET';
-    this.url = req.url ?? '/';
+  constructor(
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+    url: string,
+    headers: IncomingMessage['headers'],
+    startedAt: number,
+    route: Route,
+  ) {
+    this.method = method;
+    this.url = url;
     this.headers = headers.authorization === undefined ? headers : withEveryAuthorization(req, headers);
     this.body = null;
     this.raw = req;

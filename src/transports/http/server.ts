@@ -184,7 +184,7 @@ class NodeAdapter {
       this.writer.respond(res, status, answerHeaders, body, null);
       return;
     }
-    const request = new NodeRequest(req, res, startedAt, route, headers);
+    const request = new NodeRequest(req, res, method, url, headers, startedAt, route);
     const otel = telemetry();
     if (otel !== null) this.traced(otel, request, route);
     this.reader.read(request);
