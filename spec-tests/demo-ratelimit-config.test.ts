@@ -31,10 +31,12 @@ describe('demoSecurity: rate limits from the environment', () => {
     expect(demoSecurity({ RATE_LIMIT_PER_MINUTE: '600' }).rateLimit).toStrictEqual({
       requests: { limit: 600, windowSeconds: 60 },
       roles: { admin: { requests: { limit: 6000, windowSeconds: 60 } } },
+      holdRefusalsMs: 1000,
     });
     expect(demoSecurity({ RATE_LIMIT_PER_MINUTE: ' 1 ' }).rateLimit).toStrictEqual({
       requests: { limit: 1, windowSeconds: 60 },
       roles: { admin: { requests: { limit: 10, windowSeconds: 60 } } },
+      holdRefusalsMs: 1000,
     });
   });
 
@@ -42,6 +44,7 @@ describe('demoSecurity: rate limits from the environment', () => {
     expect(demoSecurity({ COST_LIMIT_PER_MINUTE: '1000' }).rateLimit).toStrictEqual({
       cost: { limit: 1000, windowSeconds: 60 },
       roles: { admin: { cost: { limit: 10000, windowSeconds: 60 } } },
+      holdRefusalsMs: 1000,
     });
   });
 
@@ -55,6 +58,7 @@ describe('demoSecurity: rate limits from the environment', () => {
           cost: { limit: 50000, windowSeconds: 60 },
         },
       },
+      holdRefusalsMs: 1000,
     });
   });
 
@@ -64,6 +68,7 @@ describe('demoSecurity: rate limits from the environment', () => {
     expect(security.rateLimit).toStrictEqual({
       requests: { limit: 600, windowSeconds: 60 },
       roles: { admin: { requests: { limit: 6000, windowSeconds: 60 } } },
+      holdRefusalsMs: 1000,
       store: { type: 'redis', url },
     });
     expect(security.persistedQueries).toStrictEqual({ store: { type: 'redis', url } });
@@ -93,6 +98,20 @@ describe('demoSecurity: rate limits from the environment', () => {
   it.each(['abc', '0', '-5', '1.5', '1e3'])('refuses COST_LIMIT_PER_MINUTE=%s with a TypeError naming it', (value) => {
     expect(() => demoSecurity({ COST_LIMIT_PER_MINUTE: value })).toThrow(
       new TypeError(`COST_LIMIT_PER_MINUTE must be a whole number of at least 1, got "${value}".`),
+    );
+  });
+
+  it('RATE_LIMIT_HOLD_MS: how long a 429 is held, 1000 ms unless set, 0 for at once', () => {
+    expect(demoSecurity({ RATE_LIMIT_PER_MINUTE: '600', RATE_LIMIT_HOLD_MS: '250' }).rateLimit?.holdRefusalsMs).toBe(250);
+    expect(demoSecurity({ COST_LIMIT_PER_MINUTE: '600', RATE_LIMIT_HOLD_MS: '0' }).rateLimit?.holdRefusalsMs).toBe(0);
+    expect(demoSecurity({ RATE_LIMIT_PER_MINUTE: '600', RATE_LIMIT_HOLD_MS: ' ' }).rateLimit?.holdRefusalsMs).toBe(1000);
+    // Without a limit there is nothing to hold.
+    expect('rateLimit' in demoSecurity({ RATE_LIMIT_HOLD_MS: '250' })).toBe(false);
+  });
+
+  it.each(['abc', '-1', '1.5', '1e3'])('refuses RATE_LIMIT_HOLD_MS=%s with a TypeError naming it', (value) => {
+    expect(() => demoSecurity({ RATE_LIMIT_PER_MINUTE: '600', RATE_LIMIT_HOLD_MS: value })).toThrow(
+      new TypeError(`RATE_LIMIT_HOLD_MS must be a whole number, got "${value}".`),
     );
   });
 

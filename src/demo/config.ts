@@ -12,6 +12,7 @@
  *   CORS_ORIGINS       web origins allowed to call the API, separated by commas (or *)
  *   RATE_LIMIT_PER_MINUTE   operations per client per minute (default: no limit); admins get 10×
  *   COST_LIMIT_PER_MINUTE   query-cost points per client per minute (default: no limit); admins 10×
+ *   RATE_LIMIT_HOLD_MS      with either limit, how long a 429 is held before it is sent (default 1000; 0: at once)
  *   TRUST_PROXY        how many proxies in front append to X-Forwarded-For (default 0)
  *   REDIS_URL          events, rate limits and persisted queries go through Redis, so that
  *                      several instances share subscriptions, budgets and registered queries
@@ -152,6 +153,10 @@ function demoRateLimit(env: Readonly<Record<string, string | undefined>>): RateL
     admin.cost = perMinute(limit * 10);
   }
   options.roles = { admin };
+  // A client over its budget gets its 429 after a second: one that waits for each answer then
+  // sends about one request a second per connection, rather than one per refusal's microseconds.
+  const hold = set(env['RATE_LIMIT_HOLD_MS']);
+  options.holdRefusalsMs = hold === undefined ? 1000 : count('RATE_LIMIT_HOLD_MS', hold, 0);
   const redisUrl = set(env['REDIS_URL']);
   if (redisUrl !== undefined) options.store = { type: 'redis', url: redisUrl };
   return options;

@@ -21,6 +21,7 @@
  */
 import type { GraphQLSchema } from 'graphql';
 import { describe } from '../jsutils/describe.ts';
+import { positiveInteger } from '../jsutils/positiveInteger.ts';
 import { ErrorCode } from '../errors/codes.ts';
 import { hasAnyRole } from '../security/access.ts';
 import type { Identity } from '../security/identity.ts';
@@ -62,6 +63,16 @@ export interface RateLimitOptions {
   trustProxy?: number;
   /** IPv6 clients are counted per prefix of this many bits (default 56). */
   ipv6Subnet?: number;
+  /**
+   * How long the answer to a request refused for being over budget (429) is held before it is
+   * written, in milliseconds (default 0: at once), and never longer than until the client's
+   * budget allows a request again. A client that sends its next request when it has its answer
+   * (one request at a time per connection, as HTTP/1.1 clients do) then sends about one per
+   * hold per connection, where otherwise each refusal, answered in microseconds, invites the
+   * next. HTTP transports apply it (the GraphQL endpoint, event streams, resource routes); a
+   * WebSocket, where a client need not wait for an answer, does not.
+   */
+  holdRefusalsMs?: number;
 }
 
 /** The budgets that apply to a caller. */
@@ -93,6 +104,8 @@ export interface RateRefusal {
   readonly retryAfter: number;
   /** The standing to report (none when the store could not answer). */
   readonly standing: RateStanding | null;
+  /** How long a transport that answers requests one at a time holds the answer (RateLimitOptions.holdRefusalsMs); 0: not at all. */
+  readonly holdMs: number;
 }
 
 export type Admission = RateStanding | RateRefusal;
@@ -117,6 +130,7 @@ export class RateLimiter {
   /** Operations refused for being over budget (429), for metrics. */
   refused = 0;
   private readonly ipv6Subnet: number;
+  private readonly holdRefusalsMs: number;
   private readonly defaultPolicy: RatePolicy;
   private readonly rolePolicies: ReadonlyArray<[role: string, policy: RatePolicy]>;
   private readonly schema: GraphQLSchema;
@@ -157,6 +171,7 @@ export class RateLimiter {
     if (!Number.isInteger(this.ipv6Subnet) || this.ipv6Subnet < 1 || this.ipv6Subnet > 128) {
       throw new TypeError(`rateLimit.ipv6Subnet must be a whole number from 1 to 128, got ${describe(options.ipv6Subnet)}.`);
     }
+    this.holdRefusalsMs = options.holdRefusalsMs === undefined || options.holdRefusalsMs === 0 ? 0 : positiveInteger(options.holdRefusalsMs, 'rateLimit.holdRefusalsMs');
     this.store = makeStore(options.store);
   }
 
@@ -235,7 +250,7 @@ export class RateLimiter {
 
   private admission(policy: RatePolicy, outcome: ChargeOutcome): Admission {
     if (!outcome.allowed) this.refused++;
-    return admission(policy, outcome);
+    return admission(policy, outcome, this.holdRefusalsMs);
   }
 
   /**
@@ -283,6 +298,8 @@ export class RateLimiter {
       message: 'The rate limiter cannot reach its store; try again shortly.',
       retryAfter: 1,
       standing: null,
+      // The store's outage is not the client's doing: answered at once.
+      holdMs: 0,
     };
   }
 }
@@ -324,7 +341,7 @@ export function rateLimitHeader(standing: RateStanding): string | null {
   return header;
 }
 
-function admission(policy: RatePolicy, outcome: ChargeOutcome): Admission {
+function admission(policy: RatePolicy, outcome: ChargeOutcome, holdRefusalsMs: number): Admission {
   const standing: RateStanding = { policy, buckets: outcome.buckets };
   if (outcome.allowed) return standing;
   const retryAfter = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
@@ -334,6 +351,7 @@ function admission(policy: RatePolicy, outcome: ChargeOutcome): Admission {
     message: `Rate limit exceeded: try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`,
     retryAfter,
     standing,
+    holdMs: Math.min(holdRefusalsMs, Math.max(0, Math.ceil(outcome.retryAfterMs))),
   };
 }
 

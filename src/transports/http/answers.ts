@@ -9,7 +9,7 @@ import type { SelectionPlan } from '../../execution/plan.ts';
 import { stringifySmall } from '../../jsutils/stringifySmall.ts';
 import { rateLimitHeader } from '../../ratelimit/rateLimiter.ts';
 import type { RateRefusal, RateStanding } from '../../ratelimit/rateLimiter.ts';
-import type { HandlerResponse } from './handler.ts';
+import type { HandlerResponse, ResponseInit } from './handler.ts';
 import { addRateHeaders } from '../httpHeaders.ts';
 import { EVENT_STREAM, JSON_RESPONSE } from './mediaTypes.ts';
 
@@ -33,7 +33,7 @@ export function graphqlFailure(mediaType: string, error: GraphQLError): HandlerR
 export function rateLimitedAnswer(refusal: RateRefusal): HandlerResponse {
   const headers: Record<string, string> = { 'content-type': JSON_RESPONSE, 'retry-after': String(refusal.retryAfter) };
   if (refusal.standing !== null) addRateHeaders(headers, refusal.standing);
-  return [JSON.stringify({ error: { code: refusal.code, message: refusal.message } }), { status: refusal.status, headers }];
+  return [JSON.stringify({ error: { code: refusal.code, message: refusal.message } }), { status: refusal.status, headers, holdMs: refusal.holdMs }];
 }
 
 /** A mutation sent with GET: 405, and Allow says what to use. */
@@ -57,7 +57,9 @@ export function withHeaders(response: HandlerResponse, extra: Readonly<Record<st
     const names = `${vary}, ${extra['vary']}`.split(',').map((name) => name.trim());
     headers['vary'] = names.filter((name, index) => names.findIndex((other) => other.toLowerCase() === name.toLowerCase()) === index).join(', ');
   }
-  return [body, { status: init.status, headers }];
+  const withExtra: ResponseInit = { status: init.status, headers };
+  if (init.holdMs !== undefined) withExtra.holdMs = init.holdMs;
+  return [body, withExtra];
 }
 
 /**

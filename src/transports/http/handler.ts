@@ -76,6 +76,8 @@ export type { PlainRequest } from '../plainRequest.ts';
 export interface ResponseInit {
   status: number;
   headers: Record<string, string>;
+  /** Written only after this many milliseconds: the answer to a client over its rate limit (RateLimitOptions.holdRefusalsMs). */
+  holdMs?: number;
 }
 
 /**
@@ -278,6 +280,8 @@ class GraphQLOverHttp<Raw> {
     const results: ExecutionResult[] = [];
     // The headers report the standing after the last operation charged.
     let standing: RateStanding | undefined;
+    // A batch with an operation refused for its client's budget is held as that refusal would be.
+    let holdMs = 0;
     for (const [index, item] of items.entries()) {
       // Each operation may parse and validate a new document: the event loop gets a turn
       // between them, so a batch holds it no longer than its largest operation does.
@@ -294,6 +298,7 @@ class GraphQLOverHttp<Raw> {
           return notAllowedAnswer(outcome.operation);
         case 'rateLimited':
           standing = outcome.refusal.standing ?? standing;
+          holdMs = Math.max(holdMs, outcome.refusal.holdMs);
           results.push({ errors: [codedError(outcome.refusal.message, outcome.refusal.code, { retryAfter: outcome.refusal.retryAfter })] });
           break;
         case 'result':
@@ -311,7 +316,9 @@ class GraphQLOverHttp<Raw> {
           return unreachable(outcome);
       }
     }
-    return this.respondWith(request, mediaType, results, null, standing);
+    const answer = this.respondWith(request, mediaType, results, null, standing);
+    if (holdMs > 0) answer[1].holdMs = holdMs;
+    return answer;
   }
 
   /** The response to one operation's outcome. */

@@ -3,6 +3,7 @@
  * it is short ASCII, as bytes encoded in one pass when it is large), Server-Sent Events and
  * multipart payloads as the stream gives them and never faster than the client reads. Every answer is observed (request
  * log, metrics) as it is written, and while the server shuts down each one closes its connection.
+ * An answer to a client over its rate limit may be held a while before it is written (hold()).
  */
 import type { ServerResponse } from 'node:http';
 import type { LogEntry } from '../../observability/logEntry.ts';
@@ -16,6 +17,8 @@ export class ResponseWriter {
   closing = false;
   /** Server-Sent Events responses in progress: shutdown ends them. */
   readonly eventStreams = new Set<EventStream>();
+  /** Answers being held (hold()), each with the timer that writes it. */
+  private readonly held = new Map<ServerResponse, { timer: ReturnType<typeof setTimeout>; write: () => void }>();
 
   constructor(
     private readonly observer: RequestObserver | null,
@@ -41,6 +44,33 @@ export class ResponseWriter {
       res.end();
     } else if (body instanceof EventStream) this.writeEvents(res, status, headers, body);
     else this.writeStream(res, status, headers, body);
+  }
+
+  /**
+   * Writes an answer after `ms` (RateLimitOptions.holdRefusalsMs): a client that waits for each
+   * answer before its next request then sends fewer of them. At most MAX_HELD answers wait at
+   * once, whoever their clients are (each keeps its request and response alive): past that, and
+   * while the server shuts down, answers are written at once. A client that leaves meanwhile
+   * is counted as 499 when the time comes, as any other.
+   */
+  hold(ms: number, res: ServerResponse, status: number, headers: Record<string, string>, body: string | null | EventStream | MultipartStream, request: NodeRequest | null): void {
+    if (this.closing || this.held.size >= MAX_HELD) {
+      this.respond(res, status, headers, body, request);
+      return;
+    }
+    const write = () => {
+      this.held.delete(res);
+      this.respond(res, status, headers, body, request);
+    };
+    this.held.set(res, { timer: setTimeout(write, ms), write });
+  }
+
+  /** Writes every held answer now (the server shuts down). */
+  releaseHeld(): void {
+    for (const { timer, write } of [...this.held.values()]) {
+      clearTimeout(timer);
+      write();
+    }
   }
 
   /**
@@ -84,6 +114,9 @@ export class ResponseWriter {
     });
   }
 }
+
+/** The most answers held at once (hold()): about 3 KB each, with their request and response. */
+export const MAX_HELD = 1024;
 
 /** A text body, with its length in bytes. */
 function writeText(res: ServerResponse, status: number, headers: Record<string, string>, body: string): void {

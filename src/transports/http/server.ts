@@ -228,22 +228,29 @@ class NodeAdapter {
       return;
     }
     if (!(answer instanceof Promise)) {
-      this.writer.respond(request.res, answer[1].status, answer[1].headers, answer[0], request);
+      this.write(request, answer);
       return;
     }
     const metrics = this.metrics;
     // Only an answer still to come can be in flight when the metrics are read.
     if (metrics !== null) metrics.inFlight++;
     answer.then(
-      ([responseBody, init]) => {
+      (settled) => {
         if (metrics !== null) metrics.inFlight--;
-        this.writer.respond(request.res, init.status, init.headers, responseBody, request);
+        this.write(request, settled);
       },
       (error: unknown) => {
         if (metrics !== null) metrics.inFlight--;
         this.failOutside(request, error);
       },
     );
+  }
+
+  /** The handler's answer, written now, or once its hold is over (a client over its rate limit). */
+  private write(request: NodeRequest, [body, init]: HandlerResponse): void {
+    const holdMs = init.holdMs;
+    if (holdMs === undefined || holdMs <= 0) this.writer.respond(request.res, init.status, init.headers, body, request);
+    else this.writer.hold(holdMs, request.res, init.status, init.headers, body, request);
   }
 
   /** An answer the server writes itself, with the headers the handler adds to every answer (CORS). */
@@ -280,6 +287,8 @@ function shutdownOf(server: GraphQLServer, adapter: NodeAdapter, logger: JsonLog
     // with their response, which says `Connection: close`. Subscriptions have no end of their
     // own: they are ended now (event streams completing, their connections closed once written).
     adapter.writer.closing = true;
+    // Answers held for clients over their rate limit are written now (each closes its connection).
+    adapter.writer.releaseHeld();
     server.closeIdleConnections();
     // (An incremental delivery sent as events is an in-flight request: it finishes within the grace period.)
     for (const events of adapter.writer.eventStreams) if (events.subscription) events.finish();

@@ -34,7 +34,9 @@ export function errorAnswer(status: number, code: string, message: string, heade
 export function rateLimitedAnswer(refusal: RateRefusal, versionHeaders: Record<string, string>): ResourceResponse {
   const headers: Record<string, string> = { ...versionHeaders, 'retry-after': String(refusal.retryAfter) };
   if (refusal.standing !== null) addRateHeaders(headers, refusal.standing);
-  return errorAnswer(refusal.status, refusal.code, refusal.message, headers);
+  const answer = errorAnswer(refusal.status, refusal.code, refusal.message, headers);
+  answer[1].holdMs = refusal.holdMs;
+  return answer;
 }
 
 /**

@@ -11,7 +11,8 @@ import type { CompiledRoute, CompiledVersion } from './resourceRoutes.ts';
 /** What the resource handler needs of a request. */
 export type ResourceRequest<Raw> = Pick<PlainRequest<Raw>, 'method' | 'url' | 'headers' | 'body' | 'raw' | 'remoteAddress'>;
 
-export type ResourceResponse = [body: string | null, init: { status: number; headers: Record<string, string> }];
+/** A route's answer: its body and status and headers; `holdMs` as in the GraphQL endpoint's ResponseInit (a rate-limit refusal, held). */
+export type ResourceResponse = [body: string | null, init: { status: number; headers: Record<string, string>; holdMs?: number }];
 
 /** The route a request's path and method name, in the version it asks for (routeTable.ts). */
 export interface RouteMatch {
