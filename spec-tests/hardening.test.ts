@@ -6,7 +6,7 @@
  * connections, and refusals that are charged to the rate limits.
  */
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHandler, makeSchema } from '../src/index.ts';
 import { DEFAULT_DOCUMENT_CACHE_BYTES } from '../src/server/pipeline.ts';
 import { EventStream } from '../src/transports/http/eventStream.ts';
@@ -15,7 +15,7 @@ import { GRAPHQL_MAJOR, byMajor } from './support/graphqlMajor.ts';
 import { RawClient, openEventStream, startRealtimeServer, upgradeRefusal } from './support/realtime.ts';
 import type { RealtimeServer } from './support/realtime.ts';
 import { bodyOf, call, errorBody, startDemoResources } from './support/resources.ts';
-import type { CallOptions, DemoResourceServer } from './support/resources.ts';
+import type { CallOptions, CallResponse, DemoResourceServer } from './support/resources.ts';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
@@ -373,6 +373,33 @@ describe('refusals are charged to the rate limits', () => {
       if (response.status === 429) expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
     }
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
+  });
+});
+
+describe('every refusal before an operation runs is charged as well', () => {
+  let demo: DemoResourceServer;
+  beforeEach(async () => {
+    demo = await startDemoResources({ extra: { rateLimit: { requests: { limit: 2, windowSeconds: 60 } } } });
+  });
+  afterEach(() => demo.close());
+
+  const JSON_POST = { 'content-type': 'application/json' };
+  it.each<[string, string, string, CallOptions, number, string]>([
+    ['a cross-site text POST to /graphql (CSRF prevention)', 'POST', '/graphql', { headers: { 'content-type': 'text/plain' }, body: '{"query":"{ __typename }"}' }, 400, 'CSRF_PREVENTED'],
+    ['a cross-site form POST to a resource route (CSRF prevention)', 'POST', '/api/v1/books/b1/reviews?stars=1', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'stars=1' }, 400, 'CSRF_PREVENTED'],
+    ['a path that serves nothing', 'GET', '/nothing-here', {}, 404, 'NOT_FOUND'],
+    ['a method /graphql does not take', 'DELETE', '/graphql', {}, 405, 'METHOD_NOT_ALLOWED'],
+    ['an Accept /graphql cannot answer', 'POST', '/graphql', { headers: { ...JSON_POST, accept: 'text/html' }, body: '{"query":"{ __typename }"}' }, 406, 'NOT_ACCEPTABLE'],
+    ['a Content-Type /graphql does not read', 'POST', '/graphql', { headers: { 'content-type': 'application/xml' }, body: '<query/>' }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['a body that is not JSON', 'POST', '/graphql', { headers: JSON_POST, body: '{"query":' }, 400, 'BAD_REQUEST'],
+  ])('%s: refused while the address has budget, then 429', async (_name, method, path, options, status, code) => {
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await call(demo.port, method, path, options));
+    expect(answers.map((answer) => answer.status)).toEqual([status, status, 429]);
+    const first = bodyOf(answers[0] as CallResponse) as { error?: { code: string }; errors?: Array<{ extensions: { code: string } }> };
+    expect(first.error?.code ?? first.errors?.[0]?.extensions.code).toBe(code);
+    expect(bodyOf(answers[2] as CallResponse)).toEqual(errorBody('RATE_LIMITED', 'Rate limit exceeded: try again in 30 seconds.'));
+    expect((answers[2] as CallResponse).headers['retry-after']).toBe('30');
   });
 });
 

@@ -13,8 +13,9 @@
  *
  * Two servers, one after the other: `open`, as `npm start` serves by default (no rate limits:
  * the bounds on memory and on the event loop must hold without them), and `limited`, as a
- * deployment behind a proxy would run it (RATE_LIMIT_PER_MINUTE=600, TRUST_PROXY=1), the
- * attacker and the good client each their own forwarded address. An attacker that may use all
+ * deployment behind a proxy would run it (RATE_LIMIT_PER_MINUTE=600, TRUST_PROXY=1, and the
+ * demo's 1 s hold of a 429), the attacker from one forwarded address and the good client from
+ * many, each within its budget (goodClient.ts). An attacker that may use all
  * of the server's CPU slows everyone on it; what keeps a good client's latency is a budget per
  * client, and the second table measures that.
  *

@@ -7,9 +7,10 @@
  *
  *   route (router.ts): operational routes, resource routes, CORS preflight ─ 204, GraphiQL, 404
  *   method ─ 405     CSRF prevention ─ 400     Accept ─ 406     Content-Type ─ 415
- *   authenticate (the pipeline) ─ 401 / 403 / 503 with WWW-Authenticate; a refused credential
- *            is charged to the client's address (429 once its budget is spent)
+ *   authenticate (the pipeline) ─ 401 / 403 / 503 with WWW-Authenticate
  *   read the request: JSON body or query string ─ 400 BAD_REQUEST; batch size ─ 400 BATCH_LIMIT_EXCEEDED
+ *            (each refusal so far, 503 aside, is charged to the client's address: 429 once its
+ *            budget is spent, held as RateLimitOptions.holdRefusalsMs says)
  *   for each operation: the pipeline's phases (a mutation over GET ─ 405; over the rate limit ─
  *            429 with Retry-After, or 503 when the limiter's store is away; a batch's item
  *            refused gets RATE_LIMITED in its place)
@@ -197,7 +198,7 @@ class GraphQLOverHttp<Raw> {
         // without a preflight (a form, a text or an empty body, its variables in the query string).
         if (this.csrf !== null && request.method === 'POST') {
           const refused = this.csrf(request.headers);
-          if (refused !== null) return httpFailure(ErrorCode.CsrfPrevented, refused);
+          if (refused !== null) return this.chargedRefusal(request, httpFailure(ErrorCode.CsrfPrevented, refused));
         }
         return (this.resources as ResourceHandler<Raw>).handle(request);
       case 'preflight':
@@ -205,7 +206,7 @@ class GraphQLOverHttp<Raw> {
       case 'graphiql':
         return route.answer;
       case 'notFound':
-        return httpFailure(ErrorCode.NotFound, `Nothing is served at ${route.pathname}; the GraphQL endpoint is ${this.path}.`);
+        return this.chargedRefusal(request, httpFailure(ErrorCode.NotFound, `Nothing is served at ${route.pathname}; the GraphQL endpoint is ${this.path}.`));
       case 'operational':
         return [route.answer[2], { status: route.answer[0], headers: route.answer[1] }];
       default:
@@ -217,7 +218,7 @@ class GraphQLOverHttp<Raw> {
   private endpoint(request: PlainRequest<Raw>): PromiseOrValue<HandlerResponse> {
     const method = request.method;
     if (method !== 'GET' && method !== 'POST') {
-      return httpFailure(ErrorCode.MethodNotAllowed, `Method ${method} is not allowed; use GET or POST.`, { allow: 'GET, POST' });
+      return this.chargedRefusal(request, httpFailure(ErrorCode.MethodNotAllowed, `Method ${method} is not allowed; use GET or POST.`, { allow: 'GET, POST' }));
     }
     // A POST's Content-Type, read once. Refused, it is answered 415 only after CSRF prevention
     // and Accept; accepted, it is JSON, which no page can send cross-site without a preflight:
@@ -225,22 +226,22 @@ class GraphQLOverHttp<Raw> {
     const unsupported = method === 'POST' ? checkContentType(headerOf(request.headers, 'content-type')) : null;
     if (this.csrf !== null && (method !== 'POST' || unsupported !== null)) {
       const refused = this.csrf(request.headers);
-      if (refused !== null) return httpFailure(ErrorCode.CsrfPrevented, refused);
+      if (refused !== null) return this.chargedRefusal(request, httpFailure(ErrorCode.CsrfPrevented, refused));
     }
     const accepted = negotiate(headerOf(request.headers, 'accept'));
     if (accepted === null) {
-      return httpFailure(ErrorCode.NotAcceptable, 'The Accept header allows neither application/graphql-response+json nor application/json.');
+      return this.chargedRefusal(request, httpFailure(ErrorCode.NotAcceptable, 'The Accept header allows neither application/graphql-response+json nor application/json.'));
     }
-    if (unsupported !== null) return httpFailure(ErrorCode.UnsupportedMediaType, unsupported);
+    if (unsupported !== null) return this.chargedRefusal(request, httpFailure(ErrorCode.UnsupportedMediaType, unsupported));
     const identity = this.pipeline.authenticate(request.headers);
     if (identity instanceof Promise) return identity.then((settled) => this.authenticated(request, accepted, settled));
     return this.authenticated(request, accepted, identity);
   }
 
-  /** A request that is no GraphQL request (no operation runs): its error counted here, where it is made. */
-  private notARequest(mediaType: string, error: GraphQLError): HandlerResponse {
+  /** A request that is no GraphQL request (no operation runs): its error counted here, where it is made, and charged. */
+  private notARequest(request: PlainRequest<Raw>, mediaType: string, error: GraphQLError): PromiseOrValue<HandlerResponse> {
     this.pipeline.errorCounts.add(error.extensions['code']);
-    return graphqlFailure(mediaType, error);
+    return this.chargedRefusal(request, graphqlFailure(mediaType, error));
   }
 
   /** Once the caller is known: read the request's operations and run them. */
@@ -249,16 +250,16 @@ class GraphQLOverHttp<Raw> {
     const mediaType = accepted.mediaType;
     const streams = mediaType === EVENT_STREAM;
     const read = this.readRequest(request);
-    if (read instanceof GraphQLError) return this.notARequest(mediaType, read);
+    if (read instanceof GraphQLError) return this.notARequest(request, mediaType, read);
     if (!Array.isArray(read)) {
       return this.respondTo(request, mediaType, this.pipeline.run(operationRequest(request, identity, read.params, streams, accepted.incremental), read));
     }
     if (streams) {
-      return this.notARequest(mediaType, codedError('A batch cannot be sent as Server-Sent Events; send one operation per request.', ErrorCode.BadRequest));
+      return this.notARequest(request, mediaType, codedError('A batch cannot be sent as Server-Sent Events; send one operation per request.', ErrorCode.BadRequest));
     }
-    if (read.length === 0) return this.notARequest(mediaType, codedError('The batch is empty.', ErrorCode.BadRequest));
+    if (read.length === 0) return this.notARequest(request, mediaType, codedError('The batch is empty.', ErrorCode.BadRequest));
     const tooMany = checkBatchSize(read.length, this.pipeline.limits);
-    if (tooMany !== null) return this.notARequest(mediaType, tooMany);
+    if (tooMany !== null) return this.notARequest(request, mediaType, tooMany);
     return this.runBatch(request, mediaType, identity, read);
   }
 
@@ -415,12 +416,22 @@ class GraphQLOverHttp<Raw> {
     return [body, { status: 200, headers }];
   }
 
-  /** A credential refused: charged to the client's address (429 once its budget is spent), else the refusal. */
+  /** A credential refused: charged (chargedRefusal), unless the authenticator could not answer (503). */
   private refusedCredential(request: PlainRequest<Raw>, error: AuthError): PromiseOrValue<HandlerResponse> {
     if (error.status === 503) return this.authFailure(error);
+    return this.chargedRefusal(request, this.authFailure(error));
+  }
+
+  /**
+   * A request refused before any operation ran (a credential, CSRF prevention, its method or
+   * media types, a path that serves nothing, a body that is no GraphQL request): charged to the
+   * client's address, so that refusals are not free to send. Once its budget is spent the
+   * answer is the 429, held like any other (RateLimitOptions.holdRefusalsMs).
+   */
+  private chargedRefusal(request: PlainRequest<Raw>, refusal: HandlerResponse): PromiseOrValue<HandlerResponse> {
     const charged = this.pipeline.charge(ANONYMOUS, clientInfo(request));
-    if (charged instanceof Promise) return charged.then((refusal) => (refusal === null ? this.authFailure(error) : rateLimitedAnswer(refusal)));
-    return charged === null ? this.authFailure(error) : rateLimitedAnswer(charged);
+    if (charged instanceof Promise) return charged.then((settled) => (settled === null ? refusal : rateLimitedAnswer(settled)));
+    return charged === null ? refusal : rateLimitedAnswer(charged);
   }
 
   /** 401, 403 or 503, in the service's error shape, with the challenge that says what to send. */
