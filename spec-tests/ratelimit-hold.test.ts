@@ -4,7 +4,8 @@
  * again, so that a client sending one request at a time per connection sends about one per
  * hold. Checked on the limiter (what each refusal carries, with a clock of the test's own) and
  * end to end over HTTP: the GraphQL endpoint, a batch, a resource route, and shutdown, which
- * writes every held answer at once.
+ * writes every held answer at once; and over a WebSocket, whose reading pauses for the hold
+ * after a refused subscribe.
  *
  * The HTTP tests assert that a held answer comes no sooner than its hold (a lower bound, which
  * load on the machine cannot break), and that shutdown releases an answer held for a minute
@@ -18,6 +19,7 @@ import { ANONYMOUS } from '../src/security/identity.ts';
 import { json, postJson, send, startServer } from './support/httpServer.ts';
 import type { SentResponse, StartedServer } from './support/httpServer.ts';
 import { stopServer } from './support/rateLimitHelpers.ts';
+import { RawClient, startRealtimeServer } from './support/realtime.ts';
 
 const SCHEMA = buildSchema('type Query { a: Int }');
 const ONE_PER_MINUTE = { limit: 1, windowSeconds: 60 };
@@ -145,5 +147,34 @@ describe('held answers over HTTP', () => {
     expect(response.headers['connection']).toBe('close');
     await stopped;
     started = null;
+  });
+});
+
+describe('a held refusal over a WebSocket', () => {
+  it('reads none of the client\'s messages for the hold after its subscribe was refused, then serves it on the same connection', async () => {
+    const HOLD_MS = 500;
+    const server = await startRealtimeServer({ rateLimit: { requests: { limit: 1, windowSeconds: 60 }, holdRefusalsMs: HOLD_MS } });
+    const raw = await RawClient.open(server.wsUrl);
+    try {
+      await raw.init();
+      raw.send({ id: 'q1', type: 'subscribe', payload: { query: '{ hello }' } });
+      expect(await raw.next()).toEqual({ id: 'q1', type: 'next', payload: { data: { hello: 'Hello, world!' } } });
+      expect(await raw.next()).toEqual({ id: 'q1', type: 'complete' });
+      raw.send({ id: 'q2', type: 'subscribe', payload: { query: '{ hello }' } });
+      expect(await raw.next()).toEqual({
+        id: 'q2',
+        type: 'error',
+        payload: [{ message: 'Rate limit exceeded: try again in 60 seconds.', extensions: { retryAfter: 60, code: 'RATE_LIMITED' } }],
+      });
+      // Sent as soon as the refusal came: answered only once the hold is over.
+      const sent = performance.now();
+      raw.send({ type: 'ping' });
+      expect(await raw.next()).toEqual({ type: 'pong' });
+      expect(performance.now() - sent).toBeGreaterThanOrEqual(HOLD_MS - 100);
+    } finally {
+      raw.terminate();
+      await server.close();
+      await server.server.shutdown();
+    }
   });
 });

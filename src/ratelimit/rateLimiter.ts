@@ -69,8 +69,9 @@ export interface RateLimitOptions {
    * budget allows a request again. A client that sends its next request when it has its answer
    * (one request at a time per connection, as HTTP/1.1 clients do) then sends about one per
    * hold per connection, where otherwise each refusal, answered in microseconds, invites the
-   * next. HTTP transports apply it (the GraphQL endpoint, event streams, resource routes); a
-   * WebSocket, where a client need not wait for an answer, does not.
+   * next. HTTP transports hold the answer (the GraphQL endpoint, event streams, resource
+   * routes); a WebSocket, whose client need not wait for an answer, stops reading the socket
+   * for as long after a refused subscribe.
    */
   holdRefusalsMs?: number;
 }

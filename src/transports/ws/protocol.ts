@@ -52,6 +52,13 @@ export const MessageType = {
 export interface ProtocolSocket {
   send(text: string): void;
   close(code: number, reason: string): void;
+  /**
+   * Reads none of the client's messages for `ms`: a subscribe refused for its client's budget is
+   * held as HTTP holds its 429 (RateLimitOptions.holdRefusalsMs), so that a client sending
+   * message after message is slowed to the pace of its refusals. (Optional: a transport that
+   * cannot pause its reading answers at once.)
+   */
+  holdReading?(ms: number): void;
 }
 
 export interface WebSocketProtocolOptions {
@@ -299,6 +306,7 @@ class GraphQLConnection<Raw> implements Connection {
         // Over the limit (or the limiter's store away): this subscribe is refused, the connection stays.
         const { refusal } = outcome;
         this.finish(id, operation, { id, type: MessageType.Error, payload: [codedError(refusal.message, refusal.code, { retryAfter: refusal.retryAfter })] });
+        if (refusal.holdMs > 0) this.socket.holdReading?.(refusal.holdMs);
         return;
       }
       case 'result':

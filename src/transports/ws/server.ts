@@ -186,6 +186,14 @@ class WebSocketServerTransport implements WebSocketTransport {
       close(code, reason) {
         ws.close(code, reason);
       },
+      holdReading(ms) {
+        // The socket stops being read: the client's next messages wait in its TCP window, and a
+        // client that keeps sending is stopped by it. Already held: the first hold runs out.
+        // (resume() does nothing to a socket closed meanwhile.)
+        if (ws.isPaused || ws.readyState !== WebSocket.OPEN) return;
+        ws.pause();
+        setTimeout(() => ws.resume(), ms);
+      },
     };
   }
 
