@@ -115,7 +115,7 @@ export class ResponseWriter {
   }
 }
 
-/** The most answers held at once (hold()): about 3 KB each, with their request and response. */
+/** The most answers held at once (hold()): each keeps its request and response alive until it is written. */
 export const MAX_HELD = 1024;
 
 /** A text body, with its length in bytes. */

@@ -247,10 +247,12 @@ class NodeAdapter {
   }
 
   /** The handler's answer, written now, or once its hold is over (a client over its rate limit). */
-  private write(request: NodeRequest, [body, init]: HandlerResponse): void {
+  private write(request: NodeRequest, answer: HandlerResponse): void {
+    // Indexed rather than destructured: destructuring an array goes through its iterator.
+    const init = answer[1];
     const holdMs = init.holdMs;
-    if (holdMs === undefined || holdMs <= 0) this.writer.respond(request.res, init.status, init.headers, body, request);
-    else this.writer.hold(holdMs, request.res, init.status, init.headers, body, request);
+    if (holdMs === undefined || holdMs <= 0) this.writer.respond(request.res, init.status, init.headers, answer[0], request);
+    else this.writer.hold(holdMs, request.res, init.status, init.headers, answer[0], request);
   }
 
   /** An answer the server writes itself, with the headers the handler adds to every answer (CORS). */
