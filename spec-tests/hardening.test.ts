@@ -392,6 +392,8 @@ describe('every refusal before an operation runs is charged as well', () => {
     ['an Accept /graphql cannot answer', 'POST', '/graphql', { headers: { ...JSON_POST, accept: 'text/html' }, body: '{"query":"{ __typename }"}' }, 406, 'NOT_ACCEPTABLE'],
     ['a Content-Type /graphql does not read', 'POST', '/graphql', { headers: { 'content-type': 'application/xml' }, body: '<query/>' }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
     ['a body that is not JSON', 'POST', '/graphql', { headers: JSON_POST, body: '{"query":' }, 400, 'BAD_REQUEST'],
+    ['a resource route that does not exist', 'GET', '/api/v1/nothings', {}, 404, 'NOT_FOUND'],
+    ['a resource route sent a body that is not JSON', 'POST', '/api/v1/books/b1/reviews', { headers: JSON_POST, body: '{"stars":' }, 400, 'BAD_REQUEST'],
   ])('%s: refused while the address has budget, then 429', async (_name, method, path, options, status, code) => {
     const answers = [];
     for (let i = 0; i < 3; i++) answers.push(await call(demo.port, method, path, options));

@@ -4,18 +4,20 @@
  * again, so that a client sending one request at a time per connection sends about one per
  * hold. Checked on the limiter (what each refusal carries, with a clock of the test's own) and
  * end to end over HTTP: the GraphQL endpoint, a batch, a resource route, and shutdown, which
- * writes every held answer at once; and over a WebSocket, whose reading pauses for the hold
- * after a refused subscribe.
+ * writes every held answer at once; over a WebSocket, whose reading pauses for the hold
+ * after a refused subscribe; and the writer's bound on answers held at once.
  *
  * The HTTP tests assert that a held answer comes no sooner than its hold (a lower bound, which
  * load on the machine cannot break), and that shutdown releases an answer held for a minute
  * within the test's own timeout.
  */
+import type { ServerResponse } from 'node:http';
 import { buildSchema } from 'graphql';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RateLimiter } from '../src/ratelimit/rateLimiter.ts';
 import type { Admission, RateLimitOptions } from '../src/ratelimit/rateLimiter.ts';
 import { ANONYMOUS } from '../src/security/identity.ts';
+import { MAX_HELD, ResponseWriter } from '../src/transports/http/responseWriter.ts';
 import { json, postJson, send, startServer } from './support/httpServer.ts';
 import type { SentResponse, StartedServer } from './support/httpServer.ts';
 import { stopServer } from './support/rateLimitHelpers.ts';
@@ -75,6 +77,32 @@ describe('what a refusal carries (holdMs)', () => {
     const { admit } = limiterAt({ requests: ONE_PER_MINUTE, holdRefusalsMs: 0 });
     admit();
     expect(admit()).toMatchObject({ status: 429, holdMs: 0 });
+  });
+});
+
+describe('the writer of held answers', () => {
+  /** Just what ResponseWriter writes a short text body to; records whether it was answered. */
+  type FakeResponse = ServerResponse & { answered: boolean };
+  function fakeResponse(): FakeResponse {
+    const res = { headersSent: false, destroyed: false, answered: false, writeHead: () => res, end: () => ((res.answered = true), res) };
+    return res as unknown as FakeResponse;
+  }
+
+  it(`holds at most ${MAX_HELD} answers at once, writes the one past that at once, and writes every held one on release`, () => {
+    const writer = new ResponseWriter(null, () => undefined, () => undefined);
+    const responses = Array.from({ length: MAX_HELD + 1 }, () => fakeResponse());
+    for (const res of responses) writer.hold(60_000, res, 429, {}, '{}', null);
+    expect(responses.filter((res) => res.answered)).toEqual([responses[MAX_HELD]]);
+    writer.releaseHeld();
+    expect(responses.every((res) => res.answered)).toBe(true);
+  });
+
+  it('writes at once once the server shuts down', () => {
+    const writer = new ResponseWriter(null, () => undefined, () => undefined);
+    writer.closing = true;
+    const res = fakeResponse();
+    writer.hold(60_000, res, 429, {}, '{}', null);
+    expect(res.answered).toBe(true);
   });
 });
 

@@ -67,7 +67,8 @@ export class ResponseWriter {
 
   /** Writes every held answer now (the server shuts down). */
   releaseHeld(): void {
-    for (const { timer, write } of [...this.held.values()]) {
+    // (Each write deletes its own entry: a Map's iteration goes on past deleted entries.)
+    for (const { timer, write } of this.held.values()) {
       clearTimeout(timer);
       write();
     }

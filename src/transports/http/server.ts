@@ -251,8 +251,8 @@ class NodeAdapter {
     // Indexed rather than destructured: destructuring an array goes through its iterator.
     const init = answer[1];
     const holdMs = init.holdMs;
-    if (holdMs === undefined || holdMs <= 0) this.writer.respond(request.res, init.status, init.headers, answer[0], request);
-    else this.writer.hold(holdMs, request.res, init.status, init.headers, answer[0], request);
+    if (holdMs !== undefined && holdMs > 0) this.writer.hold(holdMs, request.res, init.status, init.headers, answer[0], request);
+    else this.writer.respond(request.res, init.status, init.headers, answer[0], request);
   }
 
   /** An answer the server writes itself, with the headers the handler adds to every answer (CORS). */

@@ -79,7 +79,9 @@ class ResourceSurface<Raw> implements ResourceHandler<Raw> {
 
   handle(request: ResourceRequest<Raw>): ResourceResponse | Promise<ResourceResponse> {
     const call = this.reader.read(request);
-    if (isAnswer(call)) return call;
+    // The version's index is an answer; a refusal before any operation (no such route or
+    // version, a method, Accept or body the route does not take) is charged, as on /graphql.
+    if (isAnswer(call)) return call[1].status < 400 ? call : this.charged(ANONYMOUS, request, {}, call);
     // Traced: the request's span is named by the route's template, not the path sent.
     const otel = telemetry();
     if (otel !== null) otel.routed(request.method, routeTemplate(call));
