@@ -296,6 +296,8 @@ describe('metrics', () => {
       'graphql_cache_requests_total{cache="apq",result="hit"} 2',
       'graphql_cache_requests_total{cache="apq",result="miss"} 1',
     ]);
+    // Four documents validated, each short enough to be validated in the event loop's thread.
+    expect(samples(text, 'graphql_validations_total')).toEqual(['graphql_validations_total{thread="main"} 4', 'graphql_validations_total{thread="worker"} 0']);
     expect(samples(text, 'graphql_rate_limited_total')).toEqual(['graphql_rate_limited_total 1']);
     expect(samples(text, 'graphql_executions_in_flight')).toEqual(['graphql_executions_in_flight 0']);
     expect(samples(text, 'graphql_subscriptions_open')).toEqual(['graphql_subscriptions_open{transport="websocket"} 0', 'graphql_subscriptions_open{transport="sse"} 0']);
@@ -326,6 +328,7 @@ describe('metrics', () => {
       '# TYPE graphql_executions_in_flight gauge',
       '# TYPE graphql_subscriptions_open gauge',
       '# TYPE graphql_cache_requests_total counter',
+      '# TYPE graphql_validations_total counter',
       '# TYPE graphql_document_cache_bytes gauge',
       '# TYPE graphql_rate_limited_total counter',
       '# TYPE graphql_log_lines_dropped_total counter',

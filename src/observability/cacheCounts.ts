@@ -16,6 +16,10 @@ export class CacheCounts {
   apqHits = 0;
   /** Such requests whose hash was unknown (PERSISTED_QUERY_NOT_FOUND: the client then sends the text). */
   apqMisses = 0;
+  /** New documents validated in the event loop's thread. */
+  validatedHere = 0;
+  /** New documents validated in the validation worker thread (server/validationThread.ts). */
+  validatedInWorker = 0;
   /** The estimated bytes the parsed-document cache holds (within `documentCacheBytes`). */
   documentCacheBytes = 0;
 }

@@ -111,6 +111,10 @@ export class ServerMetrics {
     out.push(`graphql_cache_requests_total{cache="apq",result="hit"} ${caches.apqHits}`);
     out.push(`graphql_cache_requests_total{cache="apq",result="miss"} ${caches.apqMisses}`);
 
+    header(out, 'graphql_validations_total', 'counter', 'New documents validated, by thread: the event loop\'s, or the validation worker (documents of 1,024 characters or more).');
+    out.push(`graphql_validations_total{thread="main"} ${caches.validatedHere}`);
+    out.push(`graphql_validations_total{thread="worker"} ${caches.validatedInWorker}`);
+
     header(out, 'graphql_document_cache_bytes', 'gauge', 'Estimated memory the parsed-document cache holds (bounded by documentCacheBytes).');
     out.push(`graphql_document_cache_bytes ${caches.documentCacheBytes}`);
 

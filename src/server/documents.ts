@@ -10,17 +10,20 @@
  * was found.
  */
 import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
-import { validate } from '../language/tracingChannels.ts';
+import { isTraced, validate, validateChannel } from '../language/tracingChannels.ts';
 import type { DocumentNode, GraphQLSchema, ValidationRule } from 'graphql';
 import type { Analysis } from '../analysis/analyze.ts';
 import { parseWithLimits } from '../analysis/limits.ts';
 import type { Limits } from '../analysis/limits.ts';
 import { ErrorCode, withCode } from '../errors/codes.ts';
 import { LruCache } from '../jsutils/lruCache.ts';
-import { SPECIFIED_AND_INCREMENTAL_RULES } from '../language/graphqlCompat.ts';
+import { portableSchema, replayValidation } from '../language/portableValidation.ts';
+import type { PortableValidation } from '../language/portableValidation.ts';
 import type { CacheCounts } from '../observability/cacheCounts.ts';
 import { SMALL_REQUEST } from './request.ts';
 import type { KnownRequest, RequestParams } from './request.ts';
+import { OFFLOAD_CHARACTERS, ValidationThread } from './validationThread.ts';
+import { validationRules } from './validationRules.ts';
 
 /** The bytes of parsed documents kept, by default (`documentCacheBytes`). */
 export const DEFAULT_DOCUMENT_CACHE_BYTES = 32 * 1024 * 1024;
@@ -51,6 +54,8 @@ export interface DocumentsOptions {
   cacheCounts: CacheCounts;
   entries: number;
   maxBytes: number;
+  /** Validate large new documents in a worker thread (validationThread.ts; default true). */
+  validationThread?: boolean;
 }
 
 export class Documents {
@@ -59,6 +64,8 @@ export class Documents {
   // document cache has let them go: it is sized as the document it holds.
   private readonly knownRequests: LruCache<string, KnownRequest>;
   private readonly rules: ReadonlyArray<ValidationRule>;
+  /** Where large new documents are validated; null when they are validated in place. */
+  private readonly thread: ValidationThread | null;
 
   constructor(private readonly options: DocumentsOptions) {
     this.prepared = new LruCache(options.entries, {
@@ -69,11 +76,11 @@ export class Documents {
       maxBytes: KNOWN_REQUEST_CACHE_BYTES,
       sizeOf: (text) => text.length * DOCUMENT_BYTES_PER_CHARACTER + 512,
     });
-    // With introspection for some roles, documents are validated as for everyone, and whether
-    // they introspect is checked per caller (introspectionErrors).
-    // graphql's specified rules, and those of @defer/@stream (graphql 17's own, or ours under 16).
-    const specified = SPECIFIED_AND_INCREMENTAL_RULES;
-    this.rules = options.noIntrospection ? [...specified, NoSchemaIntrospectionCustomRule] : specified;
+    this.rules = validationRules(options.noIntrospection);
+    // A schema its SDL does not carry whole is validated in place (portableValidation.ts).
+    const schema = options.validationThread === false ? null : portableSchema(options.schema);
+    this.thread =
+      schema === null ? null : new ValidationThread({ schema, noIntrospection: options.noIntrospection, hideSuggestions: options.hideSuggestions });
   }
 
   /** The document of a query text: parsed within the limits and validated, once per text kept. */
@@ -88,14 +95,35 @@ export class Documents {
     return prepared;
   }
 
-  /** A text not kept: parsed within the limits and validated (a cache miss, counted), and kept unless refused. */
-  private prepareNew(query: string): PreparedDocument {
-    const counts = this.options.cacheCounts;
-    counts.documentMisses++;
+  /**
+   * As prepare(), but a large new text is validated in the worker thread (validationThread.ts),
+   * in `client`'s turn there: then the answer is a promise of the step that finishes it here
+   * (pointing the worker's errors at this document), for the caller to run in the client's turn.
+   */
+  prepareOffloading(query: string, client: () => string): PreparedDocument | Promise<() => PreparedDocument> {
+    const kept = this.kept(query);
+    if (kept !== undefined) return kept;
+    // A subscriber to graphql:validate sees validation where it runs: here.
+    if (this.thread === null || !this.thread.available || query.length < OFFLOAD_CHARACTERS || isTraced(validateChannel)) return this.prepareNew(query);
+    this.options.cacheCounts.documentMisses++;
     const parsed = parseWithLimits(query, this.options.limits);
     if ('errors' in parsed) return { document: null, errors: parsed.errors, checked: new Map() };
-    const errors = this.validated(parsed.document).map((error) => withCode(error, ErrorCode.ValidationFailed));
-    const prepared: PreparedDocument = { document: errors.length > 0 ? null : parsed.document, errors, checked: new Map() };
+    return this.thread.validate(client(), query).then((found) => () => this.kept(query) ?? this.validatedNew(query, parsed.document, found));
+  }
+
+  /** A text not kept: parsed within the limits and validated (a cache miss, counted), and kept unless refused. */
+  private prepareNew(query: string): PreparedDocument {
+    this.options.cacheCounts.documentMisses++;
+    const parsed = parseWithLimits(query, this.options.limits);
+    if ('errors' in parsed) return { document: null, errors: parsed.errors, checked: new Map() };
+    return this.validatedNew(query, parsed.document, undefined);
+  }
+
+  /** A parsed text validated (here, or from what the worker found), kept unless refused. */
+  private validatedNew(query: string, document: DocumentNode, found: PortableValidation | undefined): PreparedDocument {
+    const counts = this.options.cacheCounts;
+    const errors = this.validated(document, found).map((error) => withCode(error, ErrorCode.ValidationFailed));
+    const prepared: PreparedDocument = { document: errors.length > 0 ? null : document, errors, checked: new Map() };
     // Nothing refused is kept: a client would choose what fills the cache.
     if (prepared.document !== null) {
       this.prepared.set(query, prepared);
@@ -122,6 +150,11 @@ export class Documents {
     return 1 + Math.floor(query.length / VALIDATION_UNIT);
   }
 
+  /** Stops the validation worker. */
+  close(): Promise<void> {
+    return this.thread?.close() ?? Promise.resolve();
+  }
+
   /** The request text seen before, if it was remembered. */
   known(text: string): KnownRequest | undefined {
     return text.length <= SMALL_REQUEST ? this.knownRequests.get(text) : undefined;
@@ -140,9 +173,16 @@ export class Documents {
    * rule does, for a subscription whose root field's @skip reads a variable): what it throws is
    * the document's validation error, a 400 like any other, never a fault of the server.
    */
-  private validated(document: DocumentNode): ReadonlyArray<GraphQLError> {
+  private validated(document: DocumentNode, found: PortableValidation | undefined): ReadonlyArray<GraphQLError> {
+    const { schema, hideSuggestions } = this.options;
     try {
-      return validate(this.options.schema, document, this.rules, { hideSuggestions: this.options.hideSuggestions });
+      // What the worker found, replayed as validate() reports it; validate() itself when it found nothing usable.
+      if (found != null) {
+        this.options.cacheCounts.validatedInWorker++;
+        return replayValidation(schema, document, this.rules, found, { hideSuggestions });
+      }
+      this.options.cacheCounts.validatedHere++;
+      return validate(schema, document, this.rules, { hideSuggestions });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return [new GraphQLError(`The document could not be validated: ${message}`)];

@@ -251,6 +251,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
       cacheCounts: this.cacheCounts,
       entries: options.documentCacheSize ?? 1000,
       maxBytes: options.documentCacheBytes ?? DEFAULT_DOCUMENT_CACHE_BYTES,
+      validationThread: options.validationThread,
     });
     this.authentication = createAuthentication(options);
     this.authenticate = this.authentication.authenticate;
@@ -438,11 +439,14 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   private checkInTurn(request: OperationRequest<Raw>, known: KnownRequest | undefined, query: string): PromiseOrValue<Checked> {
     const kept = this.documents.kept(query);
     if (kept !== undefined) return this.check(request, known, query, kept);
-    return this.preparation.runOrQueue(
-      () => this.clientOf(request.identity, request.client),
-      // By its turn another client's request may have prepared the same text: prepare() looks again.
-      () => this.check(request, known, query, this.documents.prepare(query)),
-    );
+    const client = () => this.clientOf(request.identity, request.client);
+    // By its turn another client's request may have prepared the same text: prepareOffloading() looks again.
+    return this.preparation.runOrQueue(client, () => {
+      const prepared = this.documents.prepareOffloading(query, client);
+      if (!(prepared instanceof Promise)) return this.check(request, known, query, prepared);
+      // Validated in the worker thread: finished here in the client's next turn.
+      return prepared.then((finish) => this.preparation.runOrQueue(client, () => this.check(request, known, query, finish())));
+    });
   }
 
   /** Whether an operation checked before for a request with the same text may run for this one as it is. */
@@ -689,7 +693,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   }
 
   close(): Promise<void> {
-    return Promise.all([this.rateLimiter?.close(), this.resolver.close()]).then(() => undefined);
+    return Promise.all([this.rateLimiter?.close(), this.resolver.close(), this.documents.close()]).then(() => undefined);
   }
 }
 

@@ -27,6 +27,11 @@ export interface PipelineOptions<Raw = unknown> extends AuthenticationOptions {
    * character of query text): however large the documents a client sends, the cache holds no more.
    */
   documentCacheBytes?: number;
+  /**
+   * Validate new documents of 1,024 characters or more in a worker thread, off the event loop
+   * (default true; server/validationThread.ts). The answer is the same either way.
+   */
+  validationThread?: boolean;
   /** Execution time allowed (default 10 s); past it the client gets TIMEOUT and the signal aborts. */
   executionTimeoutMs?: number;
   /** Mask unexpected errors, refuse introspection, no suggestions (default: NODE_ENV is production). */

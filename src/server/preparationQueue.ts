@@ -42,9 +42,9 @@ export class PreparationQueue {
   /**
    * Runs `job` at once while this turn has time left and nothing waits; else in the turn of
    * its client (`clientOf`, asked only then), answering a promise that settles as the job
-   * returns or throws.
+   * returns or throws (or as the promise it returns settles).
    */
-  runOrQueue<T>(clientOf: () => string, job: () => T): T | Promise<T> {
+  runOrQueue<T>(clientOf: () => string, job: () => T | Promise<T>): T | Promise<T> {
     // Inside a queued job it is that client's turn already: its next step runs at once.
     if (this.running) return job();
     if (this.scheduled || this.spent >= SLICE_MS) return this.queue(clientOf(), job);
@@ -71,7 +71,7 @@ export class PreparationQueue {
    * context it was queued from (AsyncLocalStorage's stores: OpenTelemetry's active span, a
    * logger's request), not in that of whatever drains the queue.
    */
-  queue<T>(client: string, job: () => T): Promise<T> {
+  queue<T>(client: string, job: () => T | Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const task = AsyncResource.bind(() => {
         try {
