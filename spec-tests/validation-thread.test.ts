@@ -160,6 +160,19 @@ describe('ValidationThread', () => {
     expect(await thread.validate('a', large('', 'Again'))).toBeUndefined();
   });
 
+  it('replaces a worker that stopped after answering: the text it was on is validated in place, the next by a new worker', async () => {
+    const thread = start();
+    threads.push(thread);
+    expect(await thread.validate('a', large('', 'One'))).toEqual({ errors: [], customLiterals: false });
+    const worker = (thread as unknown as { worker: { terminate(): Promise<number> } }).worker;
+    const cut = thread.validate('a', large('', 'Two'));
+    await worker.terminate();
+    expect(await cut).toBeUndefined();
+    expect(thread.available).toBe(true);
+    expect(await thread.validate('a', large('', 'Three'))).toEqual({ errors: [], customLiterals: false });
+    expect((thread as unknown as { worker: unknown }).worker).not.toBe(worker);
+  });
+
   it('answers undefined for texts waiting when it is closed', async () => {
     const thread = start();
     const waiting = [thread.validate('a', large('', 'One')), thread.validate('a', large('', 'Two'))];

@@ -14,9 +14,10 @@
  * One worker, started on the first document that needs it, takes one document at a time; the
  * documents waiting are kept by client and taken round-robin, one from each client in turn, so a
  * client that sends many waits behind its own. Documents of fewer than OFFLOAD_CHARACTERS are
- * validated in place: they take less time than a message to the worker and back. If the worker
- * cannot start or stops, every document is validated in place from then on (`validate` answers
- * undefined), as it was before the worker existed.
+ * validated in place: they take less time than a message to the worker and back. The document
+ * a worker was on when it stopped is validated in place, and a worker that stops after answering
+ * is replaced (three times at most); if the worker cannot start, every document is validated in
+ * place from then on (`validate` answers undefined).
  */
 import { Worker } from 'node:worker_threads';
 import type { PortableSchema, PortableValidation } from '../language/portableValidation.ts';
@@ -46,15 +47,27 @@ interface Waiting {
   readonly settle: (found: PortableValidation | undefined) => void;
 }
 
-/** The worker: validationWorker.js when this package is built, validationWorkerFromSources.mjs when it runs from its `.ts` sources. */
+/** Times a worker that stopped after answering is replaced; past that, validation stays in place. */
+const MAX_RESTARTS = 3;
+
+/**
+ * The worker: validationWorker.js when this package is built, validationWorkerFromSources.mjs
+ * when it runs from its `.ts` sources. Its heap is kept small: a document within the limits
+ * needs a few megabytes to validate, and V8's default young generation would cost the process
+ * about 50 MB more resident memory (4 MB: about 20 MB, for a validation about a third slower).
+ */
 function startWorker(workerData: ValidationWorkerData): Worker {
   const fromSources = import.meta.url.endsWith('.ts');
-  return new Worker(new URL(fromSources ? './validationWorkerFromSources.mjs' : './validationWorker.js', import.meta.url), { workerData });
+  const module = new URL(fromSources ? './validationWorkerFromSources.mjs' : './validationWorker.js', import.meta.url);
+  return new Worker(module, { workerData, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 128 } });
 }
 
 export class ValidationThread {
   private worker: Worker | null = null;
-  /** Set once the worker could not start or stopped: every text is validated in place after. */
+  /** Texts the worker running now has answered. */
+  private answers = 0;
+  private restarts = 0;
+  /** Set once the worker could not start (or stopped too often, or close()): every text is validated in place after. */
   private failed = false;
   private nextId = 0;
   /** The job the worker is on. */
@@ -127,6 +140,7 @@ export class ValidationThread {
     const current = this.current;
     if (current === null || current.id !== answer.id) return;
     this.current = null;
+    this.answers++;
     current.settle(answer.found);
     if (this.current === null) this.sendNext();
   };
@@ -137,14 +151,31 @@ export class ValidationThread {
     try {
       const worker = startWorker(this.data);
       worker.on('message', this.answered);
-      worker.on('error', () => this.fail());
-      worker.on('exit', () => this.fail());
+      worker.on('error', () => this.stopped(worker));
+      worker.on('exit', () => this.stopped(worker));
       this.worker = worker;
+      this.answers = 0;
       return worker;
     } catch {
       this.fail();
       return null;
     }
+  }
+
+  /**
+   * The worker stopped (it threw, or ran out of its heap): the text it was on is validated in
+   * place. One that had answered is replaced for the texts waiting, a few times; one that never
+   * answered could not start, and validation stays in place.
+   */
+  private stopped(worker: Worker): void {
+    if (worker !== this.worker) return;
+    if (this.answers === 0 || this.restarts >= MAX_RESTARTS) return this.fail();
+    this.restarts++;
+    this.worker = null;
+    const current = this.current;
+    this.current = null;
+    current?.settle(undefined);
+    if (this.current === null) this.sendNext();
   }
 
   /** From now on every text is validated in place: the one in the worker and those waiting are answered undefined. */
