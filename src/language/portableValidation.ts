@@ -65,8 +65,24 @@ export interface PortableError {
   readonly rule: number;
 }
 
-/** What validatePortable found: the errors, or what a rule threw; null when an error names a node without a place. */
-export type PortableValidation = { readonly errors: ReadonlyArray<PortableError>; readonly customLiterals: boolean } | { readonly threw: string } | null;
+/**
+ * Where graphql stopped validating because the document's fragments cost too much to follow
+ * (graphql 16.15+: "Validation aborted.", an error of its own, reported at no node).
+ */
+export interface PortableAbort {
+  readonly message: string;
+  readonly event: number;
+  readonly rule: number;
+}
+
+/**
+ * What validatePortable found: the errors (and whether graphql stopped early), or what a rule
+ * threw; null when an error names a node without a place.
+ */
+export type PortableValidation =
+  | { readonly errors: ReadonlyArray<PortableError>; readonly customLiterals: boolean; readonly aborted?: PortableAbort }
+  | { readonly threw: string }
+  | null;
 
 /** The schema as another thread can rebuild it, or null when its SDL would not carry what validation reads. */
 export function portableSchema(schema: GraphQLSchema): PortableSchema | null {
@@ -87,7 +103,9 @@ export function portableSchema(schema: GraphQLSchema): PortableSchema | null {
 
 /** Whether every argument and input field has a default in the rebuilt schema exactly where it has one in the original. */
 function sameDefaults(original: GraphQLSchema, rebuilt: GraphQLSchema): boolean {
-  const defaults = (values: ReadonlyArray<GraphQLArgument | GraphQLInputField>) => values.map((value) => `${value.name}:${value.defaultValue !== undefined}`).join();
+  // graphql 17 keeps a default as `default` (from SDL) or `defaultValue` (as 16 does).
+  const has = (value: GraphQLArgument | GraphQLInputField) => value.defaultValue !== undefined || (value as { default?: unknown }).default !== undefined;
+  const defaults = (values: ReadonlyArray<GraphQLArgument | GraphQLInputField>) => values.map((value) => `${value.name}:${has(value)}`).join();
   const shape = (schema: GraphQLSchema) => {
     const parts: string[] = schema.getDirectives().map((directive) => `@${directive.name}(${defaults(directive.args)})`);
     for (const type of Object.values(schema.getTypeMap())) {
@@ -150,8 +168,10 @@ export function validatePortable(
       enter(node: ASTNode) {
         event++;
         if (!customLiterals && LITERALS.has(node.kind)) {
-          const type = context.getInputType();
-          if (type != null && custom.has(getNamedType(type).name)) customLiterals = true;
+          // A list where a single value is expected has no input type of its own under
+          // graphql 17: the rule judges it by the position's (the parent's) type.
+          const types = [context.getInputType(), context.getParentInputType()];
+          if (types.some((type) => type != null && custom.has(getNamedType(type).name))) customLiterals = true;
         }
       },
       leave() {
@@ -176,6 +196,8 @@ export function validatePortable(
       if (node.loc === undefined) return null;
       nodes.push([node.kind, node.loc.start, node.loc.end]);
     }
+    // Reported at no event: graphql's own abort, always last.
+    if (index === tags.length) return { errors: portable, customLiterals, aborted: { message: error.message, event, rule } };
     const [at, by] = tags[index];
     const extensions = Object.keys(error.extensions).length > 0 ? { ...error.extensions } : undefined;
     portable.push({ message: error.message, nodes, ...(extensions === undefined ? {} : { extensions }), event: at, rule: by });
@@ -197,33 +219,54 @@ export function replayValidation(
   if ('threw' in found) throw new Error(found.threw);
   const maxErrors = options.maxErrors ?? DEFAULT_MAX_ERRORS;
   const own = found.customLiterals ? rules.indexOf(ValuesOfCorrectTypeRule) : -1;
-  if (own < 0 && found.errors.length <= maxErrors) {
-    const nodeAt = nodesByPlace(document);
-    return found.errors.map((error) => restored(error, nodeAt));
-  }
-  // This thread walks: its own rule in its place (if any), the others' errors put back.
   const nodeAt = nodesByPlace(document);
+  const { aborted } = found;
+  if (own < 0 && found.errors.length <= maxErrors) {
+    const errors = found.errors.map((error) => restored(error, nodeAt));
+    return aborted === undefined ? errors : [...errors, new GraphQLError(aborted.message)];
+  }
+  // This thread walks: its own rule in its place (if any), the others' errors put back, and
+  // graphql's abort where it happened (validate() stops at the error limit first, if it comes first).
   let event = 0;
-  const counter: ValidationRule = () => ({
-    enter() {
-      event++;
-    },
-    leave() {
-      event++;
-    },
-  });
+  const reported: GraphQLError[] = [];
+  const counter: ValidationRule = (context) => {
+    const report = context.reportError.bind(context);
+    context.reportError = (error: GraphQLError) => {
+      report(error);
+      reported.push(error);
+    };
+    return {
+      enter() {
+        event++;
+      },
+      leave() {
+        event++;
+      },
+    };
+  };
+  const stop = Symbol('aborted');
   const replay = (from: number, to: number): ValidationRule => {
-    const queue = found.errors.filter((error) => error.rule >= from && error.rule < to && error.rule !== own);
+    const queue: Array<PortableError | PortableAbort> = found.errors.filter((error) => error.rule >= from && error.rule < to && error.rule !== own);
+    if (aborted !== undefined && aborted.rule >= from && aborted.rule < to) queue.push(aborted);
     let next = 0;
     return (context) => {
       const put = () => {
-        while (next < queue.length && queue[next].event === event) context.reportError(restored(queue[next++], nodeAt));
+        for (; next < queue.length && queue[next].event === event; next++) {
+          const entry = queue[next];
+          if (entry === aborted) throw stop;
+          context.reportError(restored(entry as PortableError, nodeAt));
+        }
       };
       return { enter: put, leave: put };
     };
   };
   const list = own < 0 ? [counter, replay(0, rules.length)] : [counter, replay(0, own), rules[own], replay(own + 1, rules.length)];
-  return validate(schema, document, list, { maxErrors, ...(options.hideSuggestions === undefined ? {} : { hideSuggestions: options.hideSuggestions }) });
+  try {
+    return validate(schema, document, list, { maxErrors, ...(options.hideSuggestions === undefined ? {} : { hideSuggestions: options.hideSuggestions }) });
+  } catch (error) {
+    if (error !== stop) throw error;
+    return [...reported, new GraphQLError((aborted as PortableAbort).message)];
+  }
 }
 
 /** A lookup of the document's nodes by their place, built once, on first need. */
