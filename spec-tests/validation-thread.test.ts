@@ -7,6 +7,7 @@
  * graphql:validate sees validation where it runs; close() stops the worker.
  */
 import { tracingChannel } from 'node:diagnostics_channel';
+import { readFileSync, readdirSync } from 'node:fs';
 import { GraphQLScalarType, Kind } from 'graphql';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHandler, makeSchema } from '../src/index.ts';
@@ -140,6 +141,21 @@ describe('ValidationThread', () => {
     // A1 was sent at once; then one from each client with texts waiting, in the order they came.
     expect(order).toEqual(['a:A1', 'a:A2', 'b:B1', 'c:C1', 'a:A3', 'b:B2']);
     for (const found of answers) expect(found).toEqual({ errors: [], customLiterals: false });
+  });
+
+  it.runIf(process.platform === 'linux')('runs its worker at nice 10 on Linux, the event loop\'s thread keeping the process\'s priority', async () => {
+    const thread = start();
+    threads.push(thread);
+    await thread.validate('a', large(''));
+    /** Each thread's nice value (field 19 of /proc/<pid>/task/<tid>/stat). */
+    const nice = (tid: string) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const threadsNice = readdirSync('/proc/self/task').map((tid) => ({ tid, nice: nice(tid) }));
+    // At least this one (workers of other servers in this process may be alive too).
+    expect(threadsNice.filter((each) => each.nice === 10).length).toBeGreaterThanOrEqual(1);
+    expect(nice(String(process.pid))).toBe(0);
   });
 
   it('validates a text asked for twice while it waits once', async () => {
