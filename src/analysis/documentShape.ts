@@ -87,7 +87,11 @@ class ShapeWalk {
   }
 
   private countMerges(set: SelectionSetNode): void {
+    const { selections } = set;
+    // Most sets hold fields alone, and many one field: nothing to count, nothing to allocate.
+    if (selections.length === 1 && selections[0].kind === Kind.FIELD) return;
     for (const count of this.namesOf(set).values()) this.merges += (count * (count - 1)) / 2;
+    if (selections.every((selection) => selection.kind === Kind.FIELD)) return;
     const spread = spreadsOf(set, new Set());
     this.merges += (spread.size * (spread.size - 1)) / 2;
   }

@@ -132,9 +132,20 @@ function activeDefer(walk: Walk, directive: DirectiveNode, parent: DeferUsage | 
   return { label: typeof label === 'string' ? label : undefined, directive, parent };
 }
 
-/** Whether a document uses `@defer` or `@stream` anywhere (planned once per document: plan.ts). */
+/**
+ * Whether a document uses `@defer` or `@stream` anywhere (planned once per document: plan.ts).
+ * A node parsed from a text that names neither word anywhere cannot: that is answered from the
+ * text, without walking the tree.
+ */
 export function usesIncrementalDelivery(node: unknown): boolean {
-  if (Array.isArray(node)) return node.some(usesIncrementalDelivery);
+  const text = (node as { loc?: { source?: { body?: unknown } } } | null)?.loc?.source?.body;
+  if (typeof text === 'string' && !text.includes('defer') && !text.includes('stream')) return false;
+  return walksToIncrementalDirective(node);
+}
+
+/** The walk of usesIncrementalDelivery: a directive named `defer` or `stream` anywhere beneath `node`. */
+function walksToIncrementalDirective(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(walksToIncrementalDirective);
   if (node === null || typeof node !== 'object') return false;
   const { kind } = node as { kind?: string };
   if (kind === Kind.DIRECTIVE) {
@@ -144,7 +155,7 @@ export function usesIncrementalDelivery(node: unknown): boolean {
   for (const key in node) {
     if (key === 'loc') continue;
     const value = (node as Record<string, unknown>)[key];
-    if (typeof value === 'object' && value !== null && usesIncrementalDelivery(value)) return true;
+    if (typeof value === 'object' && value !== null && walksToIncrementalDirective(value)) return true;
   }
   return false;
 }
