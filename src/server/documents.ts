@@ -22,7 +22,8 @@ import type { PortableValidation } from '../language/portableValidation.ts';
 import type { CacheCounts } from '../observability/cacheCounts.ts';
 import { SMALL_REQUEST } from './request.ts';
 import type { KnownRequest, RequestParams } from './request.ts';
-import { OFFLOAD_CHARACTERS, ValidationThread } from './validationThread.ts';
+import { OFFLOAD_CHARACTERS, sharedValidationThread } from './validationThread.ts';
+import type { ValidationThread } from './validationThread.ts';
 import { validationRules } from './validationRules.ts';
 
 /** The bytes of parsed documents kept, by default (`documentCacheBytes`). */
@@ -64,8 +65,9 @@ export class Documents {
   // document cache has let them go: it is sized as the document it holds.
   private readonly knownRequests: LruCache<string, KnownRequest>;
   private readonly rules: ReadonlyArray<ValidationRule>;
-  /** Where large new documents are validated; null when they are validated in place. */
-  private readonly thread: ValidationThread | null;
+  /** Where large new documents are validated (shared with other servers of the schema); null when they are validated in place. */
+  private thread: ValidationThread | null;
+  private readonly releaseThread: () => Promise<void>;
 
   constructor(private readonly options: DocumentsOptions) {
     this.prepared = new LruCache(options.entries, {
@@ -79,8 +81,9 @@ export class Documents {
     this.rules = validationRules(options.noIntrospection);
     // A schema its SDL does not carry whole is validated in place (portableValidation.ts).
     const schema = options.validationThread === false ? null : portableSchema(options.schema);
-    this.thread =
-      schema === null ? null : new ValidationThread({ schema, noIntrospection: options.noIntrospection, hideSuggestions: options.hideSuggestions });
+    const used = schema === null ? null : sharedValidationThread({ schema, noIntrospection: options.noIntrospection, hideSuggestions: options.hideSuggestions });
+    this.thread = used?.thread ?? null;
+    this.releaseThread = used?.release ?? (() => Promise.resolve());
   }
 
   /** The document of a query text: parsed within the limits and validated, once per text kept. */
@@ -150,9 +153,10 @@ export class Documents {
     return 1 + Math.floor(query.length / VALIDATION_UNIT);
   }
 
-  /** Stops the validation worker. */
+  /** Lets the validation worker go (stopped once no other server of the schema uses it); documents are validated in place after. */
   close(): Promise<void> {
-    return this.thread?.close() ?? Promise.resolve();
+    this.thread = null;
+    return this.releaseThread();
   }
 
   /** The request text seen before, if it was remembered. */

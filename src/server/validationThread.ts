@@ -11,9 +11,11 @@
  * points the worker's errors at its own document (language/portableValidation.ts, which also
  * explains why the answer is exactly validate()'s, custom scalars included).
  *
- * One worker, started on the first document that needs it, takes one document at a time; the
- * documents waiting are kept by client and taken round-robin, one from each client in turn, so a
- * client that sends many waits behind its own. Documents of fewer than OFFLOAD_CHARACTERS are
+ * One worker per schema in the process (servers of the same schema share it:
+ * sharedValidationThread), started on the first document that needs it and stopped after
+ * IDLE_MS with nothing to do, takes one document at a time; the documents waiting are kept by
+ * client and taken round-robin, one from each client in turn, so a client that sends many waits
+ * behind its own. Documents of fewer than OFFLOAD_CHARACTERS are
  * validated in place: they take less time than a message to the worker and back. The document
  * a worker was on when it stopped is validated in place, and a worker that stops after answering
  * is replaced (three times at most); if the worker cannot start, every document is validated in
@@ -49,6 +51,8 @@ interface Waiting {
 
 /** Times a worker that stopped after answering is replaced; past that, validation stays in place. */
 const MAX_RESTARTS = 3;
+/** A worker with nothing to do for this long is stopped (and started again on the next need). */
+const IDLE_MS = 10_000;
 
 /**
  * The worker: validationWorker.js when this package is built, validationWorkerFromSources.mjs
@@ -76,6 +80,7 @@ export class ValidationThread {
   private readonly lanes = new Map<string, Waiting[]>();
   /** Answers promised, by text: a text asked for twice while waiting is validated once. */
   private readonly promised = new Map<string, Promise<PortableValidation | undefined>>();
+  private idleTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly data: ValidationWorkerData) {}
 
@@ -112,6 +117,7 @@ export class ValidationThread {
   /** Stops the worker; texts waiting are answered undefined (validated in place). */
   close(): Promise<void> {
     const worker = this.worker;
+    this.clearIdle();
     this.fail();
     return worker === null ? Promise.resolve() : worker.terminate().then(() => undefined);
   }
@@ -121,10 +127,12 @@ export class ValidationThread {
     const next = this.lanes.entries().next();
     if (next.done === true) {
       this.current = null;
-      // Idle: the worker does not keep the process alive.
+      // Idle: the worker does not keep the process alive, and stops after a while.
       this.worker?.unref();
+      if (this.worker !== null && this.idleTimer === null) this.idleTimer = setTimeout(this.stopIdle, IDLE_MS).unref();
       return;
     }
+    this.clearIdle();
     const [client, lane] = next.value;
     const waiting = lane.shift() as Waiting;
     this.lanes.delete(client);
@@ -144,6 +152,20 @@ export class ValidationThread {
     current.settle(answer.found);
     if (this.current === null) this.sendNext();
   };
+
+  private readonly stopIdle = (): void => {
+    this.idleTimer = null;
+    const worker = this.worker;
+    // Not a failure: stopped() ignores a worker that is no longer this.worker.
+    this.worker = null;
+    void worker?.terminate();
+  };
+
+  private clearIdle(): void {
+    if (this.idleTimer === null) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
 
   /** The worker, started on first need; null when it cannot start. */
   private started(): Worker | null {
@@ -188,4 +210,32 @@ export class ValidationThread {
     for (const lane of this.lanes.values()) for (const waiting of lane) waiting.settle(undefined);
     this.lanes.clear();
   }
+}
+
+/**
+ * The threads in use, by what their worker is started with: servers of one schema in one process
+ * (tests, a server per tenant, an HTTP and an HTTPS server) share one worker, not one each.
+ */
+const shared = new Map<string, { thread: ValidationThread; users: number }>();
+
+/** The thread for `data`, shared; `release` once it is no longer needed (the last release stops it). */
+export function sharedValidationThread(data: ValidationWorkerData): { thread: ValidationThread; release: () => Promise<void> } {
+  const key = JSON.stringify(data);
+  let entry = shared.get(key);
+  if (entry === undefined || !entry.thread.available) {
+    entry = { thread: new ValidationThread(data), users: 0 };
+    shared.set(key, entry);
+  }
+  entry.users++;
+  const used = entry;
+  let released = false;
+  const release = (): Promise<void> => {
+    if (released) return Promise.resolve();
+    released = true;
+    used.users--;
+    if (used.users > 0) return Promise.resolve();
+    if (shared.get(key) === used) shared.delete(key);
+    return used.thread.close();
+  };
+  return { thread: entry.thread, release };
 }
