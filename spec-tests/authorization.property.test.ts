@@ -630,6 +630,9 @@ function checkScenario(fixture: SyncFixture, scenario: Scenario, coverage: Cover
     limits: NO_LIMITS,
     production: false,
     reportCost: false,
+    // The outcome is read synchronously below: long generated documents are validated here, not
+    // in the validation worker (whose answer is a promise).
+    validationThread: false,
     context: () => fixture.context(),
   });
   ran = [];

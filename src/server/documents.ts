@@ -18,7 +18,7 @@ import type { Limits } from '../analysis/limits.ts';
 import { ErrorCode, withCode } from '../errors/codes.ts';
 import { LruCache } from '../jsutils/lruCache.ts';
 import { portableSchema, replayValidation } from '../language/portableValidation.ts';
-import type { PortableValidation } from '../language/portableValidation.ts';
+import type { PortableSchema, PortableValidation } from '../language/portableValidation.ts';
 import type { CacheCounts } from '../observability/cacheCounts.ts';
 import { SMALL_REQUEST } from './request.ts';
 import type { KnownRequest, RequestParams } from './request.ts';
@@ -59,15 +59,32 @@ export interface DocumentsOptions {
   validationThread?: boolean;
 }
 
+/** Each schema as the validation thread rebuilds it, printed once however many servers use it (null: not portable). */
+const portableSchemas = new WeakMap<GraphQLSchema, PortableSchema | null>();
+
+/** A schema its SDL does not carry whole is validated in place (portableValidation.ts). */
+function portableSchemaOf(schema: GraphQLSchema): PortableSchema | null {
+  let portable = portableSchemas.get(schema);
+  if (portable === undefined) {
+    portable = portableSchema(schema);
+    portableSchemas.set(schema, portable);
+  }
+  return portable;
+}
+
 export class Documents {
   private readonly prepared: LruCache<string, PreparedDocument>;
   // A known request keeps its ready operation, and so its document and plans, alive after the
   // document cache has let them go: it is sized as the document it holds.
   private readonly knownRequests: LruCache<string, KnownRequest>;
   private readonly rules: ReadonlyArray<ValidationRule>;
-  /** Where large new documents are validated (shared with other servers of the schema); null when they are validated in place. */
-  private thread: ValidationThread | null;
-  private readonly releaseThread: () => Promise<void>;
+  /**
+   * Where large new documents are validated (shared with other servers of the schema); null when
+   * they are validated in place; undefined until the first one comes (finding it prints the
+   * schema, milliseconds that a server which never sees a large document does not spend).
+   */
+  private thread: ValidationThread | null | undefined = undefined;
+  private releaseThread: () => Promise<void> = () => Promise.resolve();
 
   constructor(private readonly options: DocumentsOptions) {
     this.prepared = new LruCache(options.entries, {
@@ -79,11 +96,17 @@ export class Documents {
       sizeOf: (text) => text.length * DOCUMENT_BYTES_PER_CHARACTER + 512,
     });
     this.rules = validationRules(options.noIntrospection);
-    // A schema its SDL does not carry whole is validated in place (portableValidation.ts).
-    const schema = options.validationThread === false ? null : portableSchema(options.schema);
+  }
+
+  /** The validation thread, found on first need; null when documents are validated in place. */
+  private validationThread(): ValidationThread | null {
+    if (this.thread !== undefined) return this.thread;
+    const { options } = this;
+    const schema = options.validationThread === false ? null : portableSchemaOf(options.schema);
     const used = schema === null ? null : sharedValidationThread({ schema, noIntrospection: options.noIntrospection, hideSuggestions: options.hideSuggestions });
+    if (used !== null) this.releaseThread = used.release;
     this.thread = used?.thread ?? null;
-    this.releaseThread = used?.release ?? (() => Promise.resolve());
+    return this.thread;
   }
 
   /** The document of a query text: parsed within the limits and validated, once per text kept. */
@@ -107,11 +130,13 @@ export class Documents {
     const kept = this.kept(query);
     if (kept !== undefined) return kept;
     // A subscriber to graphql:validate sees validation where it runs: here.
-    if (this.thread === null || !this.thread.available || query.length < OFFLOAD_CHARACTERS || isTraced(validateChannel)) return this.prepareNew(query);
+    if (query.length < OFFLOAD_CHARACTERS || isTraced(validateChannel)) return this.prepareNew(query);
+    const thread = this.validationThread();
+    if (thread === null || !thread.available) return this.prepareNew(query);
     this.options.cacheCounts.documentMisses++;
     const parsed = parseWithLimits(query, this.options.limits);
     if ('errors' in parsed) return { document: null, errors: parsed.errors, checked: new Map() };
-    return this.thread.validate(client(), query).then((found) => () => this.kept(query) ?? this.validatedNew(query, parsed.document, found));
+    return thread.validate(client(), query).then((found) => () => this.kept(query) ?? this.validatedNew(query, parsed.document, found));
   }
 
   /** A text not kept: parsed within the limits and validated (a cache miss, counted), and kept unless refused. */
