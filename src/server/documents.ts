@@ -127,24 +127,24 @@ export class Documents {
    * (pointing the worker's errors at this document), for the caller to run in the client's turn.
    */
   prepareOffloading(query: string, client: () => string): PreparedDocument | Promise<() => PreparedDocument> {
-    const kept = this.kept(query);
-    if (kept !== undefined) return kept;
-    // A subscriber to graphql:validate sees validation where it runs: here.
-    if (query.length < OFFLOAD_CHARACTERS || isTraced(validateChannel)) return this.prepareNew(query);
-    const thread = this.validationThread();
-    if (thread === null || !thread.available) return this.prepareNew(query);
-    this.options.cacheCounts.documentMisses++;
-    const parsed = parseWithLimits(query, this.options.limits);
-    if ('errors' in parsed) return { document: null, errors: parsed.errors, checked: new Map() };
-    return thread.validate(client(), query).then((found) => () => this.kept(query) ?? this.validatedNew(query, parsed.document, found));
+    return this.kept(query) ?? this.prepareNew(query, client);
   }
 
-  /** A text not kept: parsed within the limits and validated (a cache miss, counted), and kept unless refused. */
-  private prepareNew(query: string): PreparedDocument {
+  /**
+   * A text not kept: parsed within the limits (a cache miss, counted) and validated, here or, when
+   * `client` is given and the text is large, in the worker thread; kept unless refused.
+   */
+  private prepareNew(query: string): PreparedDocument;
+  private prepareNew(query: string, client: () => string): PreparedDocument | Promise<() => PreparedDocument>;
+  private prepareNew(query: string, client?: () => string): PreparedDocument | Promise<() => PreparedDocument> {
     this.options.cacheCounts.documentMisses++;
     const parsed = parseWithLimits(query, this.options.limits);
     if ('errors' in parsed) return { document: null, errors: parsed.errors, checked: new Map() };
-    return this.validatedNew(query, parsed.document, undefined);
+    // A subscriber to graphql:validate sees validation where it runs: here.
+    const thread = client === undefined || query.length < OFFLOAD_CHARACTERS || isTraced(validateChannel) ? null : this.validationThread();
+    if (thread === null || !thread.available) return this.validatedNew(query, parsed.document, undefined);
+    // By the finishing step another request may have kept the same text (looked up uncounted: its miss is counted).
+    return thread.validate(client!(), query).then((found) => () => this.prepared.get(query) ?? this.validatedNew(query, parsed.document, found));
   }
 
   /** A parsed text validated (here, or from what the worker found), kept unless refused. */

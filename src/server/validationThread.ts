@@ -150,7 +150,8 @@ export class ValidationThread {
     this.current = null;
     this.answers++;
     current.settle(answer.found);
-    if (this.current === null) this.sendNext();
+    // settle() resolves a promise: nothing has run since, and the worker is free.
+    this.sendNext();
   };
 
   private readonly stopIdle = (): void => {
@@ -197,7 +198,7 @@ export class ValidationThread {
     const current = this.current;
     this.current = null;
     current?.settle(undefined);
-    if (this.current === null) this.sendNext();
+    this.sendNext();
   }
 
   /** From now on every text is validated in place: the one in the worker and those waiting are answered undefined. */
