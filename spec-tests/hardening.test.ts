@@ -430,7 +430,7 @@ describe('a refused credential in connection_init is charged as well', () => {
   });
 });
 
-describe('the work of validating a large new document is charged', () => {
+describe('the work a large request brings is charged', () => {
   let demo: DemoResourceServer;
   beforeAll(async () => {
     demo = await startDemoResources({ extra: { rateLimit: { requests: { limit: 20, windowSeconds: 60 } } } });
@@ -448,6 +448,44 @@ describe('the work of validating a large new document is charged', () => {
     };
     expect(await remaining()).toBe('16');
     expect(await remaining()).toBe('15');
+  });
+
+  it('counts a known document with 25,000 characters of variables as three requests, each time it is sent', async () => {
+    const big = 'v'.repeat(25_000);
+    const remaining = async () => {
+      const response = await call(demo.port, 'POST', '/graphql', { json: { query: 'query Big($s: ID!) { book(id: $s) { id } }', variables: { s: big } } });
+      expect(bodyOf(response)).toEqual({ data: { book: null }, extensions: { cost: { requested: 1, actual: 1, limit: 1000 } } });
+      return /"requests";r=(\d+)/.exec(String(response.headers['ratelimit'] ?? ''))?.[1];
+    };
+    // 15 left by the test before.
+    expect([await remaining(), await remaining(), await remaining()]).toEqual(['12', '9', '6']);
+  });
+});
+
+describe('a WebSocket message is charged by its size', () => {
+  let demo: DemoResourceServer;
+  beforeAll(async () => {
+    demo = await startDemoResources({ extra: { rateLimit: { requests: { limit: 20, windowSeconds: 60 } } } });
+  });
+  afterAll(() => demo.close());
+
+  it('counts a subscribe message of 25,000 characters as three requests: the seventh is refused', async () => {
+    const client = await RawClient.open(`ws://127.0.0.1:${demo.port}/graphql`);
+    client.send({ type: 'connection_init' });
+    expect((await client.next()).type).toBe('connection_ack');
+    const big = 'v'.repeat(25_000);
+    const answers: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      client.send({ id: `q${i}`, type: 'subscribe', payload: { query: 'query Big($s: ID!) { book(id: $s) { id } }', variables: { s: big } } });
+      const answer = await client.next();
+      answers.push(answer.type === 'next' ? 'next' : JSON.stringify(answer));
+      if (answer.type === 'next') expect((await client.next()).type).toBe('complete');
+    }
+    expect(answers).toEqual([
+      ...Array.from({ length: 6 }, () => 'next'),
+      JSON.stringify({ id: 'q6', type: 'error', payload: [{ message: 'Rate limit exceeded: try again in 3 seconds.', extensions: { retryAfter: 3, code: 'RATE_LIMITED' } }] }),
+    ]);
+    client.close();
   });
 });
 

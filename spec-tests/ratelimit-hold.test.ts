@@ -205,4 +205,31 @@ describe('a held refusal over a WebSocket', () => {
       await server.server.shutdown();
     }
   });
+
+  it('holds the socket after a refused large message (one handled in its client\'s turn) as after a small one, and a message read with it waits the hold out', async () => {
+    const HOLD_MS = 500;
+    const server = await startRealtimeServer({ rateLimit: { requests: { limit: 2, windowSeconds: 60 }, holdRefusalsMs: HOLD_MS } });
+    const raw = await RawClient.open(server.wsUrl);
+    try {
+      await raw.init();
+      raw.send({ id: 'q1', type: 'subscribe', payload: { query: '{ hello }' } });
+      expect(await raw.next()).toEqual({ id: 'q1', type: 'next', payload: { data: { hello: 'Hello, world!' } } });
+      expect(await raw.next()).toEqual({ id: 'q1', type: 'complete' });
+      // 70,000 characters of variables: eight requests' worth, counted as the whole budget of two (one is left).
+      const sent = performance.now();
+      raw.send({ id: 'q2', type: 'subscribe', payload: { query: '{ hello }', variables: { pad: 'p'.repeat(70_000) } } });
+      raw.send({ type: 'ping' });
+      expect(await raw.next()).toEqual({
+        id: 'q2',
+        type: 'error',
+        payload: [{ message: 'Rate limit exceeded: try again in 30 seconds.', extensions: { retryAfter: 30, code: 'RATE_LIMITED' } }],
+      });
+      expect(await raw.next()).toEqual({ type: 'pong' });
+      expect(performance.now() - sent).toBeGreaterThanOrEqual(HOLD_MS - 100);
+    } finally {
+      raw.terminate();
+      await server.close();
+      await server.server.shutdown();
+    }
+  });
 });

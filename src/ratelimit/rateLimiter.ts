@@ -233,7 +233,8 @@ export class RateLimiter {
     const charges =
       cost <= 1 && requests === 1
         ? policy.unitCharges
-        : policy.budgets.map(({ name, budget }) => ({ name, budget, amount: name === 'requests' ? requests : Math.max(cost, 1) }));
+        : // A request never counts as more than a whole budget of requests: it can always be served once the bucket is full.
+          policy.budgets.map(({ name, budget }) => ({ name, budget, amount: name === 'requests' ? Math.min(requests, budget.limit) : Math.max(cost, 1) }));
     let outcome: ChargeOutcome | Promise<ChargeOutcome>;
     try {
       outcome = this.store.charge(key, charges);

@@ -32,8 +32,8 @@ export const DEFAULT_DOCUMENT_CACHE_BYTES = 32 * 1024 * 1024;
 const DOCUMENT_BYTES_PER_CHARACTER = 120;
 /** The bytes of small request texts kept with their members (known requests). */
 const KNOWN_REQUEST_CACHE_BYTES = 16 * 1024 * 1024;
-/** Characters of a new document that count as one request more (see chargeFor). */
-const VALIDATION_UNIT = 10_000;
+/** Characters a request asks the server to read or prepare that count as one request more (see chargeFor). */
+const CHARGE_UNIT = 10_000;
 
 /** What a query text becomes once: its document and validation errors, or its parse errors. */
 export interface PreparedDocument {
@@ -170,12 +170,18 @@ export class Documents {
 
   /**
    * The requests a request counts as for the rate limits: one, and one more for every
-   * VALIDATION_UNIT characters of a document that is not kept, which is parsed and validated
-   * for it: a large new document costs the server more, so it costs the client more.
+   * CHARGE_UNIT characters of work it brings: a new document of CHARGE_UNIT characters or more
+   * (parsed and validated for it), and what the request holds beside its document (`size`, the
+   * characters the transport received for it, when known: variables, extensions, a message's
+   * envelope), read and held for it whether its document is new or not. A large request costs
+   * the server more, so it costs the client more.
    */
-  chargeFor(query: string | null): number {
-    if (query === null || query.length < VALIDATION_UNIT || this.prepared.get(query) !== undefined) return 1;
-    return 1 + Math.floor(query.length / VALIDATION_UNIT);
+  chargeFor(query: string | null, size: number | undefined): number {
+    const documentLength = query === null ? 0 : query.length;
+    const beside = size === undefined ? 0 : Math.max(size - documentLength, 0);
+    const newDocument = documentLength < CHARGE_UNIT || this.prepared.get(query as string) !== undefined ? 0 : documentLength;
+    const work = beside + newDocument;
+    return work < CHARGE_UNIT ? 1 : 1 + Math.floor(work / CHARGE_UNIT);
   }
 
   /** Lets the validation worker go (stopped once no other server of the schema uses it); documents are validated in place after. */

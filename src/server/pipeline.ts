@@ -401,7 +401,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     const policy = limiter.policyFor(request.identity);
     const key = limiter.keyFor(request.identity, request.client ?? NO_CLIENT);
     if (policy.cost !== null) return after(this.document(request, known), (checked) => this.admitCost(request, checked, limiter, policy, key));
-    const admission = limiter.admit(policy, key, 0, this.documents.chargeFor(request.params.query));
+    const admission = limiter.admit(policy, key, 0, this.documents.chargeFor(request.params.query, request.size));
     if (admission instanceof Promise) {
       return admission.then((settled) => (isRefusal(settled) ? rateLimited(settled) : this.checkAndExecute(request, known, settled)));
     }
@@ -586,7 +586,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
       ]);
     }
     const charged = refused === null ? requested : 1;
-    return after(limiter.admit(policy, key, charged, this.documents.chargeFor(request.params.query)), (admission): PromiseOrValue<OperationOutcome> => {
+    return after(limiter.admit(policy, key, charged, this.documents.chargeFor(request.params.query, request.size)), (admission): PromiseOrValue<OperationOutcome> => {
       if (isRefusal(admission)) return rateLimited(admission);
       if (refused !== null) return withStanding(refused, admission);
       return after(this.execute(checked as ReadyOperation, request, undefined), (outcome) => this.refund(outcome, limiter, admission, key, charged));

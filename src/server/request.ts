@@ -51,6 +51,12 @@ export interface OperationRequest<Raw = unknown> {
   /** Where the request came from (socket peer, X-Forwarded-For): who an anonymous caller is counted as. */
   readonly client?: ClientInfo;
   /**
+   * The characters the transport received for this operation, when it knows them (an HTTP body
+   * of one operation, a WebSocket message): what the request holds beside its document is
+   * charged to the rate limits by its size (Documents.chargeFor).
+   */
+  readonly size?: number | undefined;
+  /**
    * Not charged to the rate limits: a read a transport makes as part of a request that is
    * charged (a resource route's If-Match check of the resource it is about to change).
    */

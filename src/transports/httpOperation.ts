@@ -31,6 +31,7 @@ export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
   readonly streams: boolean;
   readonly uncharged: boolean;
   readonly incremental: IncrementalFormat | undefined;
+  readonly size: number | undefined;
   /** The chosen operation's type and name, once the pipeline has chosen it. */
   operationType: OperationTypeNode | null;
   operationName: string | undefined;
@@ -44,6 +45,7 @@ export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
     streams: boolean,
     uncharged = false,
     incremental: IncrementalFormat | undefined = undefined,
+    size: number | undefined = undefined,
   ) {
     this.params = params;
     this.identity = identity;
@@ -52,6 +54,7 @@ export class HttpOperation<Raw> implements OperationRequest<Raw>, ClientInfo {
     this.streams = streams;
     this.uncharged = uncharged;
     this.incremental = incremental;
+    this.size = size;
     this.request = request;
     this.operationType = null;
     this.operationName = undefined;

@@ -252,7 +252,9 @@ class GraphQLOverHttp<Raw> {
     const read = this.readRequest(request);
     if (read instanceof GraphQLError) return this.notARequest(request, mediaType, read);
     if (!Array.isArray(read)) {
-      return this.respondTo(request, mediaType, this.pipeline.run(operationRequest(request, identity, read.params, streams, accepted.incremental), read));
+      // One operation: its body is its own, charged by its size.
+      const size = request.body === null ? undefined : request.body.length;
+      return this.respondTo(request, mediaType, this.pipeline.run(operationRequest(request, identity, read.params, streams, accepted.incremental, size), read));
     }
     if (streams) {
       return this.notARequest(request, mediaType, codedError('A batch cannot be sent as Server-Sent Events; send one operation per request.', ErrorCode.BadRequest));
@@ -449,8 +451,9 @@ function operationRequest<Raw>(
   params: RequestParams,
   streams: boolean,
   incremental: IncrementalFormat | undefined,
+  size?: number,
 ): OperationRequest<Raw> {
-  return new HttpOperation(request, identity, params, request.method === 'GET', streams, false, incremental);
+  return new HttpOperation(request, identity, params, request.method === 'GET', streams, false, incremental, size);
 }
 
 /**

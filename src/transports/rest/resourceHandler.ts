@@ -116,7 +116,9 @@ class ResourceSurface<Raw> implements ResourceHandler<Raw> {
   /** Runs the route's operation through the pipeline, and answers its outcome. */
   private run(call: RouteCall, request: ResourceRequest<Raw>, identity: Identity): ResourceResponse | Promise<ResourceResponse> {
     const params: RequestParams = call.known?.params ?? { query: call.route.query, operationName: null, variables: call.variables };
-    const outcome = this.pipeline.run(new HttpOperation(request, identity, params, call.method === 'GET', false), call.known ?? undefined);
+    // The body (the variables) is the client's, charged by its size; the route's document is the server's own.
+    const size = request.body === null ? undefined : request.body.length + (params.query?.length ?? 0);
+    const outcome = this.pipeline.run(new HttpOperation(request, identity, params, call.method === 'GET', false, false, undefined, size), call.known ?? undefined);
     return outcome instanceof Promise ? outcome.then((settled) => this.answer(call, request, settled)) : this.answer(call, request, outcome);
   }
 

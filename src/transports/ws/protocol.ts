@@ -146,7 +146,7 @@ class GraphQLConnection<Raw> implements Connection {
       case MessageType.Pong:
         return;
       case MessageType.Subscribe:
-        this.subscribe(message.id, message.payload);
+        this.subscribe(message.id, message.payload, text.length);
         return;
       case MessageType.Complete:
         this.complete(message.id);
@@ -237,7 +237,7 @@ class GraphQLConnection<Raw> implements Connection {
     else closeWith(charged);
   }
 
-  private subscribe(id: string, params: RequestParams): void {
+  private subscribe(id: string, params: RequestParams, size: number): void {
     const identity = this.identity;
     if (identity === null) {
       this.close(WebSocketCloseCode.Unauthorized, WebSocketCloseReason.Unauthorized);
@@ -266,6 +266,8 @@ class GraphQLConnection<Raw> implements Connection {
       incremental: 'current',
       connectionParams: this.connectionParams ?? undefined,
       client: this.upgrade.client,
+      // The message is the operation's own: charged by its size.
+      size,
       upgradeHeaders: this.upgrade.headers,
     };
     let running: ReturnType<OperationPipeline<Raw>['run']>;

@@ -22,6 +22,7 @@ import { positiveInteger } from '../../jsutils/positiveInteger.ts';
 import type { PromiseOrValue } from '../../jsutils/promiseOrValue.ts';
 import { ClientSlots } from '../../server/clientSlots.ts';
 import { createWebSocketProtocol } from './protocol.ts';
+import { ReadingGate } from './readingGate.ts';
 import type { Connection, WebSocketProtocolOptions } from './protocol.ts';
 import { JSON_CONTENT_TYPE } from '../../jsutils/jsonContentType.ts';
 
@@ -152,16 +153,18 @@ class WebSocketServerTransport implements WebSocketTransport {
   private opened(ws: WebSocket, req: IncomingMessage, release: () => void): void {
     this.alive.add(ws);
     const client = { remoteAddress: req.socket.remoteAddress, forwardedFor: req.headers['x-forwarded-for'] };
-    const connection = this.protocol.open(this.socketOf(ws), { headers: req.headers, raw: req, client });
+    const gate = new ReadingGate(ws);
+    const connection = this.protocol.open(this.socketOf(ws, gate), { headers: req.headers, raw: req, client });
     this.sockets.set(ws, connection);
     // Large messages wait in lanes by address, as large HTTP bodies do (server.ts).
     const preparation = this.pipeline.preparation;
     const address = this.pipeline.addressOf(client);
     const inTurn = (job: () => void) => preparation.runOrQueue(() => address, job);
-    ws.on('message', inTurns(ws, (data, isBinary) => this.message(ws, connection, data, isBinary), inTurn));
+    ws.on('message', inTurns(gate, (data, isBinary) => this.message(ws, connection, data, isBinary), inTurn));
     ws.on('pong', () => this.alive.add(ws));
     ws.on('close', () => {
       release();
+      gate.closed();
       this.sockets.delete(ws);
       connection.closed();
       if (this.sockets.size === 0) this.allClosed?.();
@@ -171,7 +174,7 @@ class WebSocketServerTransport implements WebSocketTransport {
   }
 
   /** The socket as the protocol writes to it. */
-  private socketOf(ws: WebSocket): Parameters<typeof this.protocol.open>[0] {
+  private socketOf(ws: WebSocket, gate: ReadingGate): Parameters<typeof this.protocol.open>[0] {
     const maxBufferedBytes = this.maxBufferedBytes;
     return {
       send(text) {
@@ -187,12 +190,7 @@ class WebSocketServerTransport implements WebSocketTransport {
         ws.close(code, reason);
       },
       holdReading(ms) {
-        // The socket stops being read: the client's next messages wait in its TCP window, and a
-        // client that keeps sending is stopped by it. Already held: the first hold runs out.
-        // (resume() does nothing to a socket closed meanwhile.)
-        if (ws.isPaused || ws.readyState !== WebSocket.OPEN) return;
-        ws.pause();
-        setTimeout(() => ws.resume(), ms);
+        gate.hold(ms);
       },
     };
   }
@@ -302,10 +300,11 @@ const TURN_BYTES = 64 * 1024;
  * in its client's turn of the preparation queue (`inTurn`: server/preparationQueue.ts, where
  * large HTTP bodies and new documents wait too), and the connection's next messages after it,
  * one per turn, each in its client's turn, the socket paused meanwhile so that what waits is no
- * more than what was already read. Small messages, the usual ones, are handled at once as before.
+ * more than what was already read. Small messages, the usual ones, are handled at once as before,
+ * unless a refusal holds the socket (readingGate.ts): what ws had read before the hold waits it out.
  */
 function inTurns(
-  ws: WebSocket,
+  gate: ReadingGate,
   handle: (data: RawData, isBinary: boolean) => void,
   inTurn: (job: () => void) => PromiseOrValue<void>,
 ): (data: RawData, isBinary: boolean) => void {
@@ -315,10 +314,11 @@ function inTurns(
     const waiting = queue?.shift();
     if (waiting === undefined) {
       queue = null;
-      ws.resume();
+      gate.turnsDone();
       return;
     }
-    handleInTurn(waiting[0], waiting[1]);
+    // A message read before its client was refused waits out the hold, as the unread ones do.
+    gate.afterHold(() => handleInTurn(waiting[0], waiting[1]));
   };
   // The next message waits for a later turn of the event loop, whatever the queue's state.
   const afterwards = (): void => void setImmediate(next);
@@ -332,13 +332,13 @@ function inTurns(
       queue.push([data, isBinary]);
       return;
     }
-    if (sizeOf(data) < TURN_BYTES) {
+    if (sizeOf(data) < TURN_BYTES && !gate.holding) {
       handle(data, isBinary);
       return;
     }
     queue = [];
-    ws.pause();
-    handleInTurn(data, isBinary);
+    gate.waitForTurns();
+    gate.afterHold(() => handleInTurn(data, isBinary));
   };
 }
 
