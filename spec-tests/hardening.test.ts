@@ -462,6 +462,35 @@ describe('the work a large request brings is charged', () => {
   });
 });
 
+describe('the work of validating a document is charged before it is done', () => {
+  let demo: DemoResourceServer;
+  beforeAll(async () => {
+    demo = await startDemoResources({ extra: { rateLimit: { requests: { limit: 25, windowSeconds: 60 } } } });
+  });
+  afterAll(() => demo.close());
+
+  // 63 same-named fields with sub-selections: 1,953 pairs for the overlapping-fields rule, nine requests more.
+  const costliest = (name: string) => `query ${name} { ${'me { id kind roles scopes } '.repeat(63)}}`;
+  const send = (query: string) => call(demo.port, 'POST', '/graphql', { json: { query } });
+  const remaining = (response: CallResponse) => /"requests";r=(\d+)/.exec(String(response.headers['ratelimit'] ?? ''))?.[1];
+
+  it('counts a new document the overlapping-fields rule compares 1,953 pairs in as ten requests, refused when the budget cannot pay, and as one once it is kept', async () => {
+    const first = await send(costliest('A'));
+    expect(first.status).toBe(200);
+    expect(bodyOf(first)).toMatchObject({ data: { me: { id: 'anonymous' } } });
+    // The standing reported is the request's admission (24 left); its validation took nine more.
+    expect(remaining(first)).toBe('24');
+    expect(remaining(await send(costliest('A')))).toBe('14');
+    const second = await send(costliest('B'));
+    expect(remaining(second)).toBe('13');
+    const third = await send(costliest('C'));
+    expect(third.status).toBe(429);
+    expect(bodyOf(third)).toEqual(errorBody('RATE_LIMITED', expect.stringMatching(/^Rate limit exceeded: try again in \d+ seconds\.$/)));
+    // Kept: one request, however costly it was to validate.
+    expect(remaining(await send(costliest('A')))).toBe('2');
+  });
+});
+
 describe('a WebSocket message is charged by its size', () => {
   let demo: DemoResourceServer;
   beforeAll(async () => {

@@ -32,8 +32,14 @@ export interface ShapeLimits {
 /** Response name -> how many fields a selection set merges under it. */
 type NameCounts = Map<string, number>;
 
-/** The errors of the first shape limit exceeded (at most one of each kind); empty when the document may be validated. */
-export function checkDocumentShape(document: DocumentNode, limits: ShapeLimits): GraphQLError[] {
+/** A document's shape, measured: the errors of the shape limits it exceeds (at most one of each kind; none when it may be validated), and the pairs the overlapping-fields rule will compare. */
+export interface DocumentShape {
+  readonly errors: GraphQLError[];
+  /** The overlapping-fields rule's work (see the module comment); past 2^53 no longer exact. */
+  readonly fieldMerges: number;
+}
+
+export function measureDocumentShape(document: DocumentNode, limits: ShapeLimits): DocumentShape {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
@@ -45,7 +51,7 @@ export function checkDocumentShape(document: DocumentNode, limits: ShapeLimits):
       walk.selectionSet(definition.selectionSet);
     }
   }
-  return walk.errors();
+  return { errors: walk.errors(), fieldMerges: walk.fieldMerges };
 }
 
 class ShapeWalk {
@@ -126,6 +132,10 @@ class ShapeWalk {
     const counts = this.namesOf(fragment.selectionSet);
     this.fragmentNames.set(name, counts);
     return counts;
+  }
+
+  get fieldMerges(): number {
+    return this.merges;
   }
 
   errors(): GraphQLError[] {

@@ -15,7 +15,7 @@ import type { DocumentNode } from 'graphql';
 import { ErrorCode } from '../errors/codes.ts';
 import { DocumentTooDeepError, analyzeOperation } from './analyze.ts';
 import type { Analysis, AnalyzeArgs } from './analyze.ts';
-import { checkDocumentShape } from './documentShape.ts';
+import { measureDocumentShape } from './documentShape.ts';
 
 export interface Limits {
   /** Longest chain of nested fields. */
@@ -97,6 +97,16 @@ function resolveLimits(limits: Partial<Limits> | undefined): Limits {
  * A syntax error comes back with the code GRAPHQL_PARSE_FAILED.
  */
 export function parseWithLimits(source: string, limits?: Partial<Limits>): { document: DocumentNode } | { errors: GraphQLError[] } {
+  const parsed = parseMeasured(source, limits);
+  return 'errors' in parsed ? parsed : { document: parsed.document };
+}
+
+/**
+ * parseWithLimits, and the work validating the document will take, measured on the way: the
+ * pairs the overlapping-fields rule will compare (`fieldMerges`; documentShape.ts), its costliest
+ * part, which the server charges to the rate limits before it validates.
+ */
+export function parseMeasured(source: string, limits?: Partial<Limits>): { document: DocumentNode; fieldMerges: number } | { errors: GraphQLError[] } {
   const resolved = resolveLimits(limits);
   const { documentLength, tokens } = resolved;
   if (documentLength !== false && source.length > documentLength) {
@@ -117,8 +127,8 @@ export function parseWithLimits(source: string, limits?: Partial<Limits>): { doc
   } catch (error) {
     return { errors: [parseFailure(error, source, tokens)] };
   }
-  const shape = checkDocumentShape(document, resolved);
-  return shape.length > 0 ? { errors: shape } : { document };
+  const shape = measureDocumentShape(document, resolved);
+  return shape.errors.length > 0 ? { errors: shape.errors } : { document, fieldMerges: shape.fieldMerges };
 }
 
 /** What a document that does not parse within the limits is refused with. */

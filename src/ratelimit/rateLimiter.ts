@@ -225,16 +225,29 @@ export class RateLimiter {
    */
   admit(policy: RatePolicy, key: string, cost: number, requests = 1): Admission | Promise<Admission> {
     if (policy.budgets.length === 0) return { policy, buckets: [] };
+    const charges =
+      cost <= 1 && requests === 1
+        ? policy.unitCharges
+        : policy.budgets.map(({ name, budget }) => ({ name, budget, amount: name === 'requests' ? requestsOf(requests, budget) : Math.max(cost, 1) }));
+    return this.charge(policy, key, charges);
+  }
+
+  /**
+   * Charges requests alone, no cost points: the work a request brings beyond what it was
+   * admitted for, found once its document is parsed (the work of validating it). Allowed at
+   * once when the policy has no requests budget.
+   */
+  admitRequests(policy: RatePolicy, key: string, requests: number): Admission | Promise<Admission> {
+    if (policy.requests === null) return { policy, buckets: [] };
+    return this.charge(policy, key, policy.budgets.map(({ name, budget }) => ({ name, budget, amount: name === 'requests' ? requestsOf(requests, budget) : 0 })));
+  }
+
+  private charge(policy: RatePolicy, key: string, charges: ReadonlyArray<BucketCharge>): Admission | Promise<Admission> {
     // The store failed a moment ago: answered at once, rather than each request waiting for it.
     if (this.storeDownUntil !== 0) {
       if (Date.now() < this.storeDownUntil) return this.unavailable(policy);
       this.storeDownUntil = 0;
     }
-    const charges =
-      cost <= 1 && requests === 1
-        ? policy.unitCharges
-        : // A request never counts as more than a whole budget of requests: it can always be served once the bucket is full.
-          policy.budgets.map(({ name, budget }) => ({ name, budget, amount: name === 'requests' ? Math.min(requests, budget.limit) : Math.max(cost, 1) }));
     let outcome: ChargeOutcome | Promise<ChargeOutcome>;
     try {
       outcome = this.store.charge(key, charges);
@@ -304,6 +317,11 @@ export class RateLimiter {
       holdMs: 0,
     };
   }
+}
+
+/** A request never counts as more than a whole budget of requests: it can always be served once the bucket is full. */
+function requestsOf(requests: number, budget: Budget): number {
+  return Math.min(requests, budget.limit);
 }
 
 /** Whether an admission refused the operation. */

@@ -13,7 +13,7 @@ import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
 import { isTraced, validate, validateChannel } from '../language/tracingChannels.ts';
 import type { DocumentNode, GraphQLSchema, ValidationRule } from 'graphql';
 import type { Analysis } from '../analysis/analyze.ts';
-import { parseWithLimits } from '../analysis/limits.ts';
+import { parseMeasured } from '../analysis/limits.ts';
 import type { Limits } from '../analysis/limits.ts';
 import { ErrorCode, withCode } from '../errors/codes.ts';
 import { LruCache } from '../jsutils/lruCache.ts';
@@ -34,6 +34,13 @@ const DOCUMENT_BYTES_PER_CHARACTER = 120;
 const KNOWN_REQUEST_CACHE_BYTES = 16 * 1024 * 1024;
 /** Characters a request asks the server to read or prepare that count as one request more (see chargeFor). */
 const CHARGE_UNIT = 10_000;
+/**
+ * Pairs the overlapping-fields rule compares (documentShape.ts) that count as one request more
+ * when a new document is validated: about a millisecond of validation on this machine class,
+ * where a request to a known document takes a few hundredths of one. The costliest document
+ * within the default limits (1,953 pairs, some 10 ms to validate) counts as nine requests more.
+ */
+const MERGES_PER_REQUEST = 200;
 
 /** What a query text becomes once: its document and validation errors, or its parse errors. */
 export interface PreparedDocument {
@@ -43,6 +50,19 @@ export interface PreparedDocument {
   readonly checked: Map<string | null, { analysis: Analysis | null; errors: GraphQLError[] }>;
   /** With `introspection: { roles }`: the errors of the no-introspection rule, found on first need. */
   introspectionErrors?: ReadonlyArray<GraphQLError>;
+}
+
+/** A new text parsed within the limits, not validated yet (Documents.keptOrParsed). */
+export interface ParsedDocument {
+  readonly parsed: true;
+  readonly query: string;
+  readonly document: DocumentNode;
+  /** What validating it counts as for the rate limits, in requests beyond the request's own (0 for most documents). */
+  readonly validationCharge: number;
+}
+
+export function isParsed(found: PreparedDocument | ParsedDocument): found is ParsedDocument {
+  return 'parsed' in found;
 }
 
 export interface DocumentsOptions {
@@ -109,9 +129,10 @@ export class Documents {
     return this.thread;
   }
 
-  /** The document of a query text: parsed within the limits and validated, once per text kept. */
+  /** The document of a query text: parsed within the limits and validated (here), once per text kept. */
   prepare(query: string): PreparedDocument {
-    return this.kept(query) ?? this.prepareNew(query);
+    const found = this.keptOrParsed(query);
+    return isParsed(found) ? this.validateNew(found) : found;
   }
 
   /** The document of a text kept prepared (a cache hit, counted), or undefined. */
@@ -122,29 +143,33 @@ export class Documents {
   }
 
   /**
-   * As prepare(), but a large new text is validated in the worker thread (validationThread.ts),
-   * in `client`'s turn there: then the answer is a promise of the step that finishes it here
-   * (pointing the worker's errors at this document), for the caller to run in the client's turn.
+   * A text kept prepared (a hit); else the text parsed within the limits (a miss, counted):
+   * refused, as a PreparedDocument with its errors, or a ParsedDocument for validateNew(), with
+   * what its validation will count as for the rate limits, for the caller to charge first.
    */
-  prepareOffloading(query: string, client: () => string): PreparedDocument | Promise<() => PreparedDocument> {
-    return this.kept(query) ?? this.prepareNew(query, client);
+  keptOrParsed(query: string): PreparedDocument | ParsedDocument {
+    const kept = this.kept(query);
+    if (kept !== undefined) return kept;
+    this.options.cacheCounts.documentMisses++;
+    const parsed = parseMeasured(query, this.options.limits);
+    if ('errors' in parsed) return { document: null, errors: parsed.errors, checked: new Map() };
+    return { parsed: true, query, document: parsed.document, validationCharge: Math.floor(parsed.fieldMerges / MERGES_PER_REQUEST) };
   }
 
   /**
-   * A text not kept: parsed within the limits (a cache miss, counted) and validated, here or, when
-   * `client` is given and the text is large, in the worker thread; kept unless refused.
+   * A parsed text validated, kept unless refused: here, or, when `client` is given and the text
+   * is large, in the worker thread (validationThread.ts), in `client`'s turn there: then the
+   * answer is a promise of the step that finishes it here (pointing the worker's errors at this
+   * document), for the caller to run in the client's turn.
    */
-  private prepareNew(query: string): PreparedDocument;
-  private prepareNew(query: string, client: () => string): PreparedDocument | Promise<() => PreparedDocument>;
-  private prepareNew(query: string, client?: () => string): PreparedDocument | Promise<() => PreparedDocument> {
-    this.options.cacheCounts.documentMisses++;
-    const parsed = parseWithLimits(query, this.options.limits);
-    if ('errors' in parsed) return { document: null, errors: parsed.errors, checked: new Map() };
+  validateNew(parsed: ParsedDocument): PreparedDocument;
+  validateNew(parsed: ParsedDocument, client: () => string): PreparedDocument | Promise<() => PreparedDocument>;
+  validateNew({ query, document }: ParsedDocument, client?: () => string): PreparedDocument | Promise<() => PreparedDocument> {
     // A subscriber to graphql:validate sees validation where it runs: here.
     const thread = client === undefined || query.length < OFFLOAD_CHARACTERS || isTraced(validateChannel) ? null : this.validationThread();
-    if (thread === null || !thread.available) return this.validatedNew(query, parsed.document, undefined);
+    if (thread === null || !thread.available) return this.validatedNew(query, document, undefined);
     // By the finishing step another request may have kept the same text (looked up uncounted: its miss is counted).
-    return thread.validate(client!(), query).then((found) => () => this.prepared.get(query) ?? this.validatedNew(query, parsed.document, found));
+    return thread.validate(client!(), query).then((found) => () => this.prepared.get(query) ?? this.validatedNew(query, document, found));
   }
 
   /** A parsed text validated (here, or from what the worker found), kept unless refused. */

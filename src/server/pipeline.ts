@@ -69,8 +69,8 @@ import { createDocumentResolver } from '../security/trustedDocuments.ts';
 import type { DocumentResolver } from '../security/trustedDocuments.ts';
 import { assertUsableSchema } from '../language/graphqlCompat.ts';
 import { ClientSlots } from './clientSlots.ts';
-import { DEFAULT_DOCUMENT_CACHE_BYTES, Documents } from './documents.ts';
-import type { PreparedDocument } from './documents.ts';
+import { DEFAULT_DOCUMENT_CACHE_BYTES, Documents, isParsed } from './documents.ts';
+import type { ParsedDocument, PreparedDocument } from './documents.ts';
 import { PreparationQueue } from './preparationQueue.ts';
 import { checkContextFactory } from './contextFactory.ts';
 import { ResultFinisher } from './finishResult.ts';
@@ -79,7 +79,7 @@ import type { OperationScope } from './operationScope.ts';
 import { executeIncrementally } from './incrementalDelivery.ts';
 import type { IncrementalOptions } from './incrementalDelivery.ts';
 import { rateLimited, requestErrors, withStanding } from './outcomes.ts';
-import type { NotAllowed, OperationIncremental, OperationOutcome, OperationResult, OperationStream, SubsequentPayload } from './outcomes.ts';
+import type { NotAllowed, OperationIncremental, OperationOutcome, OperationResult, OperationStream, RateLimited, SubsequentPayload } from './outcomes.ts';
 import { introspectionRolesOf, onDeniedOf, rateLimitOptions, trustProxyOf } from './pipelineOptions.ts';
 import type { PipelineOptions } from './pipelineOptions.ts';
 import { ReadyOperation } from './readyOperation.ts';
@@ -169,7 +169,8 @@ const SMALL_RESULT_FIELDS = 32;
 const NO_CLIENT: ClientInfo = {};
 
 /** What the document, operation, limits and authorize phases come to: ready to execute, or refused. */
-type Checked = ReadyOperation | OperationResult | NotAllowed;
+/** What the checks come to: an operation ready to execute, or its refusal (RateLimited: its client's budget could not pay for validating its new document). */
+type Checked = ReadyOperation | OperationResult | NotAllowed | RateLimited;
 
 /** What the limits phase lets through: the cost analysis, and whether the operation introspects. */
 interface WithinLimits {
@@ -435,18 +436,40 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     return typeof text === 'string' ? this.checkInTurn(request, known, text) : requestErrors([text]);
   }
 
-  /** A text prepared before is checked at once; a new one at once or in its client's turn (preparationQueue.ts). */
+  /**
+   * A text prepared before is checked at once; a new one at once or in its client's turn
+   * (preparationQueue.ts): parsed, its validation charged (validationCharged), validated, here or
+   * in the worker thread, then checked.
+   */
   private checkInTurn(request: OperationRequest<Raw>, known: KnownRequest | undefined, query: string): PromiseOrValue<Checked> {
     const kept = this.documents.kept(query);
     if (kept !== undefined) return this.check(request, known, query, kept);
     const client = () => this.clientOf(request.identity, request.client);
-    // By its turn another client's request may have prepared the same text: prepareOffloading() looks again.
     return this.preparation.runOrQueue(client, () => {
-      const prepared = this.documents.prepareOffloading(query, client);
-      if (!(prepared instanceof Promise)) return this.check(request, known, query, prepared);
-      // Validated in the worker thread: finished here in the client's next turn.
-      return prepared.then((finish) => this.preparation.runOrQueue(client, () => this.check(request, known, query, finish())));
+      // By its turn another client's request may have prepared the same text: looked up again.
+      const found = this.documents.keptOrParsed(query);
+      if (!isParsed(found)) return this.check(request, known, query, found);
+      return after(this.validationCharged(request, found), (refusal) => refusal ?? this.validateAndCheck(request, known, found, client));
     });
+  }
+
+  /**
+   * A new document's validation, charged before it is done when it is more than a request's
+   * worth of work (ParsedDocument.validationCharge, from the pairs the overlapping-fields rule
+   * will compare), to the requests budget: the refusal when the client's budget cannot pay.
+   */
+  private validationCharged(request: OperationRequest<Raw>, parsed: ParsedDocument): PromiseOrValue<RateLimited | null> {
+    const limiter = this.rateLimiter;
+    if (parsed.validationCharge === 0 || limiter === null || request.uncharged === true) return null;
+    const key = limiter.keyFor(request.identity, request.client ?? NO_CLIENT);
+    return after(limiter.admitRequests(limiter.policyFor(request.identity), key, parsed.validationCharge), (admission) => (isRefusal(admission) ? rateLimited(admission) : null));
+  }
+
+  /** A parsed text validated, then checked; validated in the worker thread, finished here in the client's next turn. */
+  private validateAndCheck(request: OperationRequest<Raw>, known: KnownRequest | undefined, parsed: ParsedDocument, client: () => string): PromiseOrValue<Checked> {
+    const prepared = this.documents.validateNew(parsed, client);
+    if (!(prepared instanceof Promise)) return this.check(request, known, parsed.query, prepared);
+    return prepared.then((finish) => this.preparation.runOrQueue(client, () => this.check(request, known, parsed.query, finish())));
   }
 
   /** Whether an operation checked before for a request with the same text may run for this one as it is. */
@@ -573,6 +596,8 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
    * where the budget stands (`extensions.cost.throttleStatus`).
    */
   private admitCost(request: OperationRequest<Raw>, checked: Checked, limiter: RateLimiter, policy: RatePolicy, key: string): PromiseOrValue<OperationOutcome> {
+    // Its validation was more than the budget could pay: refused, charged nothing more.
+    if (checked.kind === 'rateLimited') return checked;
     const budget = policy.cost as Budget;
     let refused: OperationResult | NotAllowed | null = checked.kind === 'ready' ? null : checked;
     const requested = checked.kind === 'ready' ? Math.max(checked.analysis?.cost ?? 0, 1) : 1;
