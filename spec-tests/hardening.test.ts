@@ -460,6 +460,17 @@ describe('the work a large request brings is charged', () => {
     // 15 left by the test before.
     expect([await remaining(), await remaining(), await remaining()]).toEqual(['12', '9', '6']);
   });
+
+  it("counts a resource route's body of 25,000 characters as three requests", async () => {
+    const text = 't'.repeat(25_000);
+    const patch = () => call(demo.port, 'PATCH', '/api/v1/reviews/r1', { headers: { 'x-api-key': 'demo-editor' }, json: { text } });
+    const first = await patch();
+    expect(first.status).toBe(200);
+    expect(bodyOf(first)).toEqual({ data: { id: 'r1', bookId: 'b3', stars: 5, text } });
+    // The editor's own budget: 20, less three.
+    expect(/"requests";r=(\d+)/.exec(String(first.headers['ratelimit'] ?? ''))?.[1]).toBe('17');
+    expect(/"requests";r=(\d+)/.exec(String((await patch()).headers['ratelimit'] ?? ''))?.[1]).toBe('14');
+  });
 });
 
 describe('the work of validating a document is charged before it is done', () => {
