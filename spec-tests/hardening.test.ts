@@ -489,11 +489,11 @@ describe('the work of validating a document is charged before it is done', () =>
     const first = await send(costliest('A'));
     expect(first.status).toBe(200);
     expect(bodyOf(first)).toMatchObject({ data: { me: { id: 'anonymous' } } });
-    // The standing reported is the request's admission (24 left); its validation took nine more.
-    expect(remaining(first)).toBe('24');
+    // One for the request, nine for its validation.
+    expect(remaining(first)).toBe('15');
     expect(remaining(await send(costliest('A')))).toBe('14');
     const second = await send(costliest('B'));
-    expect(remaining(second)).toBe('13');
+    expect(remaining(second)).toBe('4');
     const third = await send(costliest('C'));
     expect(third.status).toBe(429);
     expect(bodyOf(third)).toEqual(errorBody('RATE_LIMITED', expect.stringMatching(/^Rate limit exceeded: try again in \d+ seconds\.$/)));

@@ -169,6 +169,11 @@ const SMALL_RESULT_FIELDS = 32;
 const NO_CLIENT: ClientInfo = {};
 
 /** What the document, operation, limits and authorize phases come to: ready to execute, or refused. */
+/** The caller's standing to report, once charged (undefined: nothing to report); a later charge's replaces it. */
+interface Standing {
+  rate: RateStanding | undefined;
+}
+
 /** What the checks come to: an operation ready to execute, or its refusal (RateLimited: its client's budget could not pay for validating its new document). */
 type Checked = ReadyOperation | OperationResult | NotAllowed | RateLimited;
 
@@ -411,9 +416,11 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
 
   /** The phases from document to authorize, then execute (`rate`: the caller's standing, already charged, to report). */
   private checkAndExecute(request: OperationRequest<Raw>, known: KnownRequest | undefined, rate: RateStanding | undefined): PromiseOrValue<OperationOutcome> {
-    const checked = this.document(request, known);
-    if (checked instanceof Promise) return checked.then((settled) => this.executeChecked(settled, request, rate));
-    return this.executeChecked(checked, request, rate);
+    // A new document's validation may be charged after the admission: its standing is then the one to report.
+    const standing: Standing = { rate };
+    const checked = this.document(request, known, standing);
+    if (checked instanceof Promise) return checked.then((settled) => this.executeChecked(settled, request, standing.rate));
+    return this.executeChecked(checked, request, standing.rate);
   }
 
   private executeChecked(checked: Checked, request: OperationRequest<Raw>, rate: RateStanding | undefined): PromiseOrValue<OperationOutcome> {
@@ -428,12 +435,12 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
    * caller's grants, that operation at once (the fast path); else the document it names (its
    * text, a persisted query, a trusted document), then the phases that check it.
    */
-  private document(request: OperationRequest<Raw>, known: KnownRequest | undefined): PromiseOrValue<Checked> {
+  private document(request: OperationRequest<Raw>, known: KnownRequest | undefined, standing?: Standing): PromiseOrValue<Checked> {
     const ready = known?.ready;
     if (ready != null && this.mayRunAsChecked(ready, request)) return ready;
     const text = this.resolver.resolve(request.params);
-    if (text instanceof Promise) return text.then((settled) => (typeof settled === 'string' ? this.checkInTurn(request, known, settled) : requestErrors([settled])));
-    return typeof text === 'string' ? this.checkInTurn(request, known, text) : requestErrors([text]);
+    if (text instanceof Promise) return text.then((settled) => (typeof settled === 'string' ? this.checkInTurn(request, known, settled, standing) : requestErrors([settled])));
+    return typeof text === 'string' ? this.checkInTurn(request, known, text, standing) : requestErrors([text]);
   }
 
   /**
@@ -441,7 +448,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
    * (preparationQueue.ts): parsed, its validation charged (validationCharged), validated, here or
    * in the worker thread, then checked.
    */
-  private checkInTurn(request: OperationRequest<Raw>, known: KnownRequest | undefined, query: string): PromiseOrValue<Checked> {
+  private checkInTurn(request: OperationRequest<Raw>, known: KnownRequest | undefined, query: string, standing: Standing | undefined): PromiseOrValue<Checked> {
     const kept = this.documents.kept(query);
     if (kept !== undefined) return this.check(request, known, query, kept);
     const client = () => this.clientOf(request.identity, request.client);
@@ -449,20 +456,25 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
       // By its turn another client's request may have prepared the same text: looked up again.
       const found = this.documents.keptOrParsed(query);
       if (!isParsed(found)) return this.check(request, known, query, found);
-      return after(this.validationCharged(request, found), (refusal) => refusal ?? this.validateAndCheck(request, known, found, client));
+      return after(this.validationCharged(request, found, standing), (refusal) => refusal ?? this.validateAndCheck(request, known, found, client));
     });
   }
 
   /**
    * A new document's validation, charged before it is done when it is more than a request's
    * worth of work (ParsedDocument.validationCharge, from the pairs the overlapping-fields rule
-   * will compare), to the requests budget: the refusal when the client's budget cannot pay.
+   * will compare), to the requests budget: the refusal when the client's budget cannot pay; else
+   * the charge's standing is the request's to report (`standing`).
    */
-  private validationCharged(request: OperationRequest<Raw>, parsed: ParsedDocument): PromiseOrValue<RateLimited | null> {
+  private validationCharged(request: OperationRequest<Raw>, parsed: ParsedDocument, standing: Standing | undefined): PromiseOrValue<RateLimited | null> {
     const limiter = this.rateLimiter;
     if (parsed.validationCharge === 0 || limiter === null || request.uncharged === true) return null;
     const key = limiter.keyFor(request.identity, request.client ?? NO_CLIENT);
-    return after(limiter.admitRequests(limiter.policyFor(request.identity), key, parsed.validationCharge), (admission) => (isRefusal(admission) ? rateLimited(admission) : null));
+    return after(limiter.admitRequests(limiter.policyFor(request.identity), key, parsed.validationCharge), (admission) => {
+      if (isRefusal(admission)) return rateLimited(admission);
+      if (standing !== undefined && admission.buckets.length > 0) standing.rate = admission;
+      return null;
+    });
   }
 
   /** A parsed text validated, then checked; validated in the worker thread, finished here in the client's next turn. */
