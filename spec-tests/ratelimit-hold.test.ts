@@ -179,15 +179,27 @@ describe('held answers over HTTP', () => {
 });
 
 describe('a held refusal over a WebSocket', () => {
-  it('reads none of the client\'s messages for the hold after its subscribe was refused, then serves it on the same connection', async () => {
-    const HOLD_MS = 500;
-    const server = await startRealtimeServer({ rateLimit: { requests: { limit: 1, windowSeconds: 60 }, holdRefusalsMs: HOLD_MS } });
+  const HOLD_MS = 500;
+
+  /** A socket of a server whose budget is `limit` requests a minute, its first subscribe served; `test` runs, then both are let go. */
+  async function afterOneServed(limit: number, test: (raw: RawClient) => Promise<void>): Promise<void> {
+    const server = await startRealtimeServer({ rateLimit: { requests: { limit, windowSeconds: 60 }, holdRefusalsMs: HOLD_MS } });
     const raw = await RawClient.open(server.wsUrl);
     try {
       await raw.init();
       raw.send({ id: 'q1', type: 'subscribe', payload: { query: '{ hello }' } });
       expect(await raw.next()).toEqual({ id: 'q1', type: 'next', payload: { data: { hello: 'Hello, world!' } } });
       expect(await raw.next()).toEqual({ id: 'q1', type: 'complete' });
+      await test(raw);
+    } finally {
+      raw.terminate();
+      await server.close();
+      await server.server.shutdown();
+    }
+  }
+
+  it('reads none of the client\'s messages for the hold after its subscribe was refused, then serves it on the same connection', () =>
+    afterOneServed(1, async (raw) => {
       raw.send({ id: 'q2', type: 'subscribe', payload: { query: '{ hello }' } });
       expect(await raw.next()).toEqual({
         id: 'q2',
@@ -199,22 +211,10 @@ describe('a held refusal over a WebSocket', () => {
       raw.send({ type: 'ping' });
       expect(await raw.next()).toEqual({ type: 'pong' });
       expect(performance.now() - sent).toBeGreaterThanOrEqual(HOLD_MS - 100);
-    } finally {
-      raw.terminate();
-      await server.close();
-      await server.server.shutdown();
-    }
-  });
+    }));
 
-  it('holds the socket after a refused large message (one handled in its client\'s turn) as after a small one, and a message read with it waits the hold out', async () => {
-    const HOLD_MS = 500;
-    const server = await startRealtimeServer({ rateLimit: { requests: { limit: 2, windowSeconds: 60 }, holdRefusalsMs: HOLD_MS } });
-    const raw = await RawClient.open(server.wsUrl);
-    try {
-      await raw.init();
-      raw.send({ id: 'q1', type: 'subscribe', payload: { query: '{ hello }' } });
-      expect(await raw.next()).toEqual({ id: 'q1', type: 'next', payload: { data: { hello: 'Hello, world!' } } });
-      expect(await raw.next()).toEqual({ id: 'q1', type: 'complete' });
+  it('holds the socket after a refused large message (one handled in its client\'s turn) as after a small one, and a message read with it waits the hold out', () =>
+    afterOneServed(2, async (raw) => {
       // 70,000 characters of variables: eight requests' worth, counted as the whole budget of two (one is left).
       const sent = performance.now();
       raw.send({ id: 'q2', type: 'subscribe', payload: { query: '{ hello }', variables: { pad: 'p'.repeat(70_000) } } });
@@ -226,10 +226,5 @@ describe('a held refusal over a WebSocket', () => {
       });
       expect(await raw.next()).toEqual({ type: 'pong' });
       expect(performance.now() - sent).toBeGreaterThanOrEqual(HOLD_MS - 100);
-    } finally {
-      raw.terminate();
-      await server.close();
-      await server.server.shutdown();
-    }
-  });
+    }));
 });
