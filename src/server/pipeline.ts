@@ -9,8 +9,9 @@
  *                  the requests budget ─ 429 RATE_LIMITED / 503 RATE_LIMIT_UNAVAILABLE      admit()
  *   document       a known request's checked operation, at once (the fast path); else which
  *                  document (its text, a persisted one, only trusted ones ─ PERSISTED_QUERY_*),
- *                  parsed within the limits and validated, cached by text ─ 400; a text
- *                  not seen before waits for its client's turn (preparationQueue.ts)        document()
+ *                  parsed within the limits, its validation's work charged ─ 429, validated,
+ *                  cached by text ─ 400; a text not seen before waits for its client's turn
+ *                  (preparationQueue.ts)                                                  document()
  *   operation      choose it ─ OPERATION_RESOLUTION_FAILURE; a mutation over GET ─ notAllowed;
  *                  a subscription where nothing streams ─ SUBSCRIPTION_NOT_SUPPORTED      operation()
  *   withinLimits   depth, cost, nodes, … ─ *_LIMIT_EXCEEDED; introspection by role    withinLimits()
@@ -28,7 +29,10 @@
  * with only a requests budget, at admission, before the document is even looked at; with a
  * cost budget, once the cost is known, the request and its cost together (one round trip to a
  * shared store). An operation refused before that point (a bad document, a limit) is charged
- * as one request and one point, so that refusals are not free to send.
+ * as one request and one point, so that refusals are not free to send. A request counts as more
+ * than one when it brings more work (Documents.chargeFor: its size, a large new document), and a
+ * new document whose validation is costly is charged that work once it is parsed, before it is
+ * validated (validationCharged).
  *
  * Everything between a request's text and execution depends only on that text, the caller's
  * grants and this pipeline's fixed schema, limits and rules. So a small request text seen
