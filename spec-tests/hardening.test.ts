@@ -506,6 +506,29 @@ describe('the work of validating a document is charged before it is done', () =>
   });
 });
 
+describe('the work of validating a document is charged under a cost budget too', () => {
+  let demo: DemoResourceServer;
+  beforeAll(async () => {
+    demo = await startDemoResources({ extra: { rateLimit: { requests: { limit: 25, windowSeconds: 60 }, cost: { limit: 1000, windowSeconds: 60 } } } });
+  });
+  afterAll(() => demo.close());
+
+  it('charges the validation to the requests budget alone, before the request and its cost are charged together', async () => {
+    const costliest = (name: string) => `query ${name} { ${'me { id kind roles scopes } '.repeat(63)}}`;
+    const send = (query: string) => call(demo.port, 'POST', '/graphql', { json: { query } });
+    const first = await send(costliest('A'));
+    expect(first.status).toBe(200);
+    // Nine for the validation, then one for the request.
+    expect(requestsLeft(first)).toBe('15');
+    expect(requestsLeft(await send(costliest('B')))).toBe('5');
+    const refused = await send(costliest('C'));
+    expect(refused.status).toBe(429);
+    expect(bodyOf(refused)).toEqual(errorBody('RATE_LIMITED', expect.stringMatching(/^Rate limit exceeded: try again in \d+ seconds\.$/)));
+    // Refused before validation, nothing charged: the five are left for a kept document.
+    expect(requestsLeft(await send(costliest('A')))).toBe('4');
+  });
+});
+
 describe('a WebSocket message is charged by its size', () => {
   let demo: DemoResourceServer;
   beforeAll(async () => {
