@@ -466,6 +466,15 @@ describe('the work a large request brings is charged', () => {
     expect([await remaining(), await remaining(), await remaining()]).toEqual(['12', '9', '6']);
   });
 
+  it('counts a GET whose URL holds 25,000 characters of variables as three requests', async () => {
+    const variables = encodeURIComponent(JSON.stringify({ s: 'v'.repeat(25_000) }));
+    const query = encodeURIComponent('query Big($s: ID!) { book(id: $s) { id } }');
+    const response = await call(demo.port, 'GET', `/graphql?query=${query}&variables=${variables}`, { headers: { 'x-api-key': 'demo-reader', 'x-graphql-csrf': '1' } });
+    expect(bodyOf(response)).toEqual({ data: { book: null }, extensions: { cost: { requested: 1, actual: 1, limit: 1000 } } });
+    // The reader's own budget: 20, less three.
+    expect(requestsLeft(response)).toBe('17');
+  });
+
   it("counts a resource route's body of 25,000 characters as three requests", async () => {
     const text = 't'.repeat(25_000);
     const patch = () => call(demo.port, 'PATCH', '/api/v1/reviews/r1', { headers: { 'x-api-key': 'demo-editor' }, json: { text } });

@@ -252,8 +252,8 @@ class GraphQLOverHttp<Raw> {
     const read = this.readRequest(request);
     if (read instanceof GraphQLError) return this.notARequest(request, mediaType, read);
     if (!Array.isArray(read)) {
-      // One operation: its body is its own, charged by its size.
-      const size = request.body === null ? undefined : request.body.length;
+      // One operation: its body (a GET's URL) is its own, charged by its size.
+      const size = request.method === 'GET' ? request.url.length : request.body === null ? undefined : request.body.length;
       return this.respondTo(request, mediaType, this.pipeline.run(operationRequest(request, identity, read.params, streams, accepted.incremental, size), read));
     }
     if (streams) {
