@@ -172,14 +172,21 @@ const SMALL_RESULT_FIELDS = 32;
 
 const NO_CLIENT: ClientInfo = {};
 
-/** What the document, operation, limits and authorize phases come to: ready to execute, or refused. */
-/** The caller's standing to report, once charged (undefined: nothing to report); a later charge's replaces it. */
-interface Standing {
-  rate: RateStanding | undefined;
-}
+/**
+ * What the document, operation, limits and authorize phases come to: ready to execute, or
+ * refused (RateLimited: the client's budget could not pay for validating its new document).
+ */
+type Check = ReadyOperation | OperationResult | NotAllowed | RateLimited;
 
-/** What the checks come to: an operation ready to execute, or its refusal (RateLimited: its client's budget could not pay for validating its new document). */
-type Checked = ReadyOperation | OperationResult | NotAllowed | RateLimited;
+/** A Check, or one whose validation was charged on the way. */
+type Checked = Check | ValidationCharged;
+
+/** A check whose new document's validation was charged after the request's admission: that charge's standing is the one to report. */
+interface ValidationCharged {
+  readonly kind: 'validationCharged';
+  readonly checked: Check;
+  readonly rate: RateStanding;
+}
 
 /** What the limits phase lets through: the cost analysis, and whether the operation introspects. */
 interface WithinLimits {
@@ -381,7 +388,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
     if (limiter !== null && request.uncharged !== true) return this.admit(limiter, request, known);
     const checked = this.document(request, known);
     if (checked instanceof Promise) return checked.then((settled) => this.executeChecked(settled, request, undefined));
-    return checked.kind === 'ready' ? this.execute(checked, request, undefined) : checked;
+    return this.executeChecked(checked, request, undefined);
   }
 
   // ── admit ───────────────────────────────────────────────────────────────────────────────────
@@ -420,15 +427,14 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
 
   /** The phases from document to authorize, then execute (`rate`: the caller's standing, already charged, to report). */
   private checkAndExecute(request: OperationRequest<Raw>, known: KnownRequest | undefined, rate: RateStanding | undefined): PromiseOrValue<OperationOutcome> {
-    // A new document's validation may be charged after the admission: its standing is then the one to report.
-    const standing: Standing = { rate };
-    const checked = this.document(request, known, standing);
-    if (checked instanceof Promise) return checked.then((settled) => this.executeChecked(settled, request, standing.rate));
-    return this.executeChecked(checked, request, standing.rate);
+    const checked = this.document(request, known);
+    if (checked instanceof Promise) return checked.then((settled) => this.executeChecked(settled, request, rate));
+    return this.executeChecked(checked, request, rate);
   }
 
   private executeChecked(checked: Checked, request: OperationRequest<Raw>, rate: RateStanding | undefined): PromiseOrValue<OperationOutcome> {
     if (checked.kind === 'ready') return this.execute(checked, request, rate);
+    if (checked.kind === 'validationCharged') return this.executeChecked(checked.checked, request, checked.rate);
     return rate === undefined ? checked : withStanding(checked, rate);
   }
 
@@ -439,12 +445,12 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
    * caller's grants, that operation at once (the fast path); else the document it names (its
    * text, a persisted query, a trusted document), then the phases that check it.
    */
-  private document(request: OperationRequest<Raw>, known: KnownRequest | undefined, standing?: Standing): PromiseOrValue<Checked> {
+  private document(request: OperationRequest<Raw>, known: KnownRequest | undefined): PromiseOrValue<Checked> {
     const ready = known?.ready;
     if (ready != null && this.mayRunAsChecked(ready, request)) return ready;
     const text = this.resolver.resolve(request.params);
-    if (text instanceof Promise) return text.then((settled) => (typeof settled === 'string' ? this.checkInTurn(request, known, settled, standing) : requestErrors([settled])));
-    return typeof text === 'string' ? this.checkInTurn(request, known, text, standing) : requestErrors([text]);
+    if (text instanceof Promise) return text.then((settled) => (typeof settled === 'string' ? this.checkInTurn(request, known, settled) : requestErrors([settled])));
+    return typeof text === 'string' ? this.checkInTurn(request, known, text) : requestErrors([text]);
   }
 
   /**
@@ -452,7 +458,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
    * (preparationQueue.ts): parsed, its validation charged (validationCharged), validated, here or
    * in the worker thread, then checked.
    */
-  private checkInTurn(request: OperationRequest<Raw>, known: KnownRequest | undefined, query: string, standing: Standing | undefined): PromiseOrValue<Checked> {
+  private checkInTurn(request: OperationRequest<Raw>, known: KnownRequest | undefined, query: string): PromiseOrValue<Checked> {
     const kept = this.documents.kept(query);
     if (kept !== undefined) return this.check(request, known, query, kept);
     const client = () => this.clientOf(request.identity, request.client);
@@ -460,29 +466,29 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
       // By its turn another client's request may have prepared the same text: looked up again.
       const found = this.documents.keptOrParsed(query);
       if (!isParsed(found)) return this.check(request, known, query, found);
-      return after(this.validationCharged(request, found, standing), (refusal) => refusal ?? this.validateAndCheck(request, known, found, client));
+      return after(this.validationCharged(request, found), (charge) => {
+        if (charge === null) return this.validateAndCheck(request, known, found, client);
+        if (isRefusal(charge)) return rateLimited(charge);
+        return after(this.validateAndCheck(request, known, found, client), (checked): ValidationCharged => ({ kind: 'validationCharged', checked, rate: charge }));
+      });
     });
   }
 
   /**
    * A new document's validation, charged before it is done when it is more than a request's
    * worth of work (ParsedDocument.validationCharge, from the pairs the overlapping-fields rule
-   * will compare), to the requests budget: the refusal when the client's budget cannot pay; else
-   * the charge's standing is the request's to report (`standing`).
+   * will compare), to the requests budget: the admission (a refusal when the client's budget
+   * cannot pay), or null when nothing was charged.
    */
-  private validationCharged(request: OperationRequest<Raw>, parsed: ParsedDocument, standing: Standing | undefined): PromiseOrValue<RateLimited | null> {
+  private validationCharged(request: OperationRequest<Raw>, parsed: ParsedDocument): PromiseOrValue<RateStanding | RateRefusal | null> {
     const limiter = this.rateLimiter;
     if (parsed.validationCharge === 0 || limiter === null || request.uncharged === true) return null;
     const key = limiter.keyFor(request.identity, request.client ?? NO_CLIENT);
-    return after(limiter.admitRequests(limiter.policyFor(request.identity), key, parsed.validationCharge), (admission) => {
-      if (isRefusal(admission)) return rateLimited(admission);
-      if (standing !== undefined && admission.buckets.length > 0) standing.rate = admission;
-      return null;
-    });
+    return limiter.admitRequests(limiter.policyFor(request.identity), key, parsed.validationCharge);
   }
 
   /** A parsed text validated, then checked; validated in the worker thread, finished here in the client's next turn. */
-  private validateAndCheck(request: OperationRequest<Raw>, known: KnownRequest | undefined, parsed: ParsedDocument, client: () => string): PromiseOrValue<Checked> {
+  private validateAndCheck(request: OperationRequest<Raw>, known: KnownRequest | undefined, parsed: ParsedDocument, client: () => string): PromiseOrValue<Check> {
     const prepared = this.documents.validateNew(parsed, client);
     if (!(prepared instanceof Promise)) return this.check(request, known, parsed.query, prepared);
     return prepared.then((finish) => this.preparation.runOrQueue(client, () => this.check(request, known, parsed.query, finish())));
@@ -507,7 +513,7 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   }
 
   /** The phases that check a document (its text, prepared) for one request, in order; `known` then remembers the operation as checked. */
-  private check(request: OperationRequest<Raw>, known: KnownRequest | undefined, query: string, prepared: PreparedDocument): Checked {
+  private check(request: OperationRequest<Raw>, known: KnownRequest | undefined, query: string, prepared: PreparedDocument): Check {
     const { params } = request;
     if (prepared.document === null) return requestErrors(prepared.errors);
     if (params.extensions != null) this.resolver.accept?.(params, query, this.clientOf(request.identity, request.client));
@@ -614,6 +620,8 @@ class Pipeline<Raw> implements OperationPipeline<Raw> {
   private admitCost(request: OperationRequest<Raw>, checked: Checked, limiter: RateLimiter, policy: RatePolicy, key: string): PromiseOrValue<OperationOutcome> {
     // Its validation was more than the budget could pay: refused, charged nothing more.
     if (checked.kind === 'rateLimited') return checked;
+    // Its validation was charged: the charge below, of the request and its cost, reports the later standing.
+    if (checked.kind === 'validationCharged') return this.admitCost(request, checked.checked, limiter, policy, key);
     const budget = policy.cost as Budget;
     let refused: OperationResult | NotAllowed | null = checked.kind === 'ready' ? null : checked;
     const requested = checked.kind === 'ready' ? Math.max(checked.analysis?.cost ?? 0, 1) : 1;
