@@ -14,6 +14,7 @@ import { json, postJson, send } from './support/httpServer.ts';
 import { GRAPHQL_MAJOR, byMajor } from './support/graphqlMajor.ts';
 import { RawClient, openEventStream, startRealtimeServer, upgradeRefusal } from './support/realtime.ts';
 import type { RealtimeServer } from './support/realtime.ts';
+import { rateLimitItems } from './support/rateLimitHelpers.ts';
 import { bodyOf, call, errorBody, startDemoResources } from './support/resources.ts';
 import type { CallOptions, CallResponse, DemoResourceServer } from './support/resources.ts';
 
@@ -431,9 +432,21 @@ describe('a refused credential in connection_init is charged as well', () => {
 });
 
 /** The requests left, as the RateLimit header reports them. */
-function requestsLeft(response: CallResponse): string | undefined {
-  return /"requests";r=(\d+)/.exec(String(response.headers['ratelimit'] ?? ''))?.[1];
+function requestsLeft(response: CallResponse): number | undefined {
+  return rateLimitItems(response).find((item) => item.name === 'requests')?.r;
 }
+
+/** 63 same-named fields with sub-selections: 1,953 pairs for the overlapping-fields rule, nine requests more. */
+const costliest = (name: string) => `query ${name} { ${'me { id kind roles scopes } '.repeat(63)}}`;
+
+/** What `me` answers an anonymous caller, as the costliest document asks for it. */
+const ANONYMOUS_ME = { data: { me: { id: 'anonymous', kind: 'anonymous', roles: [], scopes: [] } } };
+
+/** A query posted to the demo's GraphQL endpoint. */
+const postQuery = (port: number, query: string) => call(port, 'POST', '/graphql', { json: { query } });
+
+/** A 429 from the GraphQL endpoint, whatever the wait. */
+const RATE_LIMITED_BODY = errorBody('RATE_LIMITED', expect.stringMatching(/^Rate limit exceeded: try again in \d+ seconds?\.$/));
 
 describe('the work a large request brings is charged', () => {
   let demo: DemoResourceServer;
@@ -451,8 +464,8 @@ describe('the work a large request brings is charged', () => {
       expect(response.status).toBe(200);
       return requestsLeft(response);
     };
-    expect(await remaining()).toBe('16');
-    expect(await remaining()).toBe('15');
+    expect(await remaining()).toBe(16);
+    expect(await remaining()).toBe(15);
   });
 
   it('counts a known document with 25,000 characters of variables as three requests, each time it is sent', async () => {
@@ -463,7 +476,7 @@ describe('the work a large request brings is charged', () => {
       return requestsLeft(response);
     };
     // 15 left by the test before.
-    expect([await remaining(), await remaining(), await remaining()]).toEqual(['12', '9', '6']);
+    expect([await remaining(), await remaining(), await remaining()]).toEqual([12, 9, 6]);
   });
 
   it('counts a GET whose URL holds 25,000 characters of variables as three requests', async () => {
@@ -472,7 +485,7 @@ describe('the work a large request brings is charged', () => {
     const response = await call(demo.port, 'GET', `/graphql?query=${query}&variables=${variables}`, { headers: { 'x-api-key': 'demo-reader', 'x-graphql-csrf': '1' } });
     expect(bodyOf(response)).toEqual({ data: { book: null }, extensions: { cost: { requested: 1, actual: 1, limit: 1000 } } });
     // The reader's own budget: 20, less three.
-    expect(requestsLeft(response)).toBe('17');
+    expect(requestsLeft(response)).toBe(17);
   });
 
   it("counts a resource route's body of 25,000 characters as three requests", async () => {
@@ -482,8 +495,8 @@ describe('the work a large request brings is charged', () => {
     expect(first.status).toBe(200);
     expect(bodyOf(first)).toEqual({ data: { id: 'r1', bookId: 'b3', stars: 5, text } });
     // The editor's own budget: 20, less three.
-    expect(requestsLeft(first)).toBe('17');
-    expect(requestsLeft(await patch())).toBe('14');
+    expect(requestsLeft(first)).toBe(17);
+    expect(requestsLeft(await patch())).toBe(14);
   });
 });
 
@@ -494,24 +507,22 @@ describe('the work of validating a document is charged before it is done', () =>
   });
   afterAll(() => demo.close());
 
-  // 63 same-named fields with sub-selections: 1,953 pairs for the overlapping-fields rule, nine requests more.
-  const costliest = (name: string) => `query ${name} { ${'me { id kind roles scopes } '.repeat(63)}}`;
-  const send = (query: string) => call(demo.port, 'POST', '/graphql', { json: { query } });
+  const send = (query: string) => postQuery(demo.port, query);
 
   it('counts a new document the overlapping-fields rule compares 1,953 pairs in as ten requests, refused when the budget cannot pay, and as one once it is kept', async () => {
     const first = await send(costliest('A'));
     expect(first.status).toBe(200);
-    expect(bodyOf(first)).toMatchObject({ data: { me: { id: 'anonymous' } } });
+    expect(bodyOf(first)).toEqual({ ...ANONYMOUS_ME, extensions: { cost: { requested: 1, actual: 1, limit: 1000 } } });
     // One for the request, nine for its validation.
-    expect(requestsLeft(first)).toBe('15');
-    expect(requestsLeft(await send(costliest('A')))).toBe('14');
+    expect(requestsLeft(first)).toBe(15);
+    expect(requestsLeft(await send(costliest('A')))).toBe(14);
     const second = await send(costliest('B'));
-    expect(requestsLeft(second)).toBe('4');
+    expect(requestsLeft(second)).toBe(4);
     const third = await send(costliest('C'));
     expect(third.status).toBe(429);
-    expect(bodyOf(third)).toEqual(errorBody('RATE_LIMITED', expect.stringMatching(/^Rate limit exceeded: try again in \d+ seconds\.$/)));
+    expect(bodyOf(third)).toEqual(RATE_LIMITED_BODY);
     // Kept: one request, however costly it was to validate.
-    expect(requestsLeft(await send(costliest('A')))).toBe('2');
+    expect(requestsLeft(await send(costliest('A')))).toBe(2);
   });
 });
 
@@ -523,18 +534,18 @@ describe('the work of validating a document is charged under a cost budget too',
   afterAll(() => demo.close());
 
   it('charges the validation to the requests budget alone, before the request and its cost are charged together', async () => {
-    const costliest = (name: string) => `query ${name} { ${'me { id kind roles scopes } '.repeat(63)}}`;
-    const send = (query: string) => call(demo.port, 'POST', '/graphql', { json: { query } });
+    const send = (query: string) => postQuery(demo.port, query);
     const first = await send(costliest('A'));
     expect(first.status).toBe(200);
+    expect(bodyOf(first)).toMatchObject(ANONYMOUS_ME);
     // Nine for the validation, then one for the request.
-    expect(requestsLeft(first)).toBe('15');
-    expect(requestsLeft(await send(costliest('B')))).toBe('5');
+    expect(requestsLeft(first)).toBe(15);
+    expect(requestsLeft(await send(costliest('B')))).toBe(5);
     const refused = await send(costliest('C'));
     expect(refused.status).toBe(429);
-    expect(bodyOf(refused)).toEqual(errorBody('RATE_LIMITED', expect.stringMatching(/^Rate limit exceeded: try again in \d+ seconds\.$/)));
+    expect(bodyOf(refused)).toEqual(RATE_LIMITED_BODY);
     // Refused before validation, nothing charged: the five are left for a kept document.
-    expect(requestsLeft(await send(costliest('A')))).toBe('4');
+    expect(requestsLeft(await send(costliest('A')))).toBe(4);
   });
 });
 
@@ -550,16 +561,16 @@ describe('a WebSocket message is charged by its size', () => {
     client.send({ type: 'connection_init' });
     expect((await client.next()).type).toBe('connection_ack');
     const big = 'v'.repeat(25_000);
-    const answers: string[] = [];
+    const answers: unknown[] = [];
     for (let i = 0; i < 7; i++) {
       client.send({ id: `q${i}`, type: 'subscribe', payload: { query: 'query Big($s: ID!) { book(id: $s) { id } }', variables: { s: big } } });
       const answer = await client.next();
-      answers.push(answer.type === 'next' ? 'next' : JSON.stringify(answer));
-      if (answer.type === 'next') expect((await client.next()).type).toBe('complete');
+      answers.push(answer);
+      if (answer.type === 'next') expect(await client.next()).toEqual({ id: `q${i}`, type: 'complete' });
     }
     expect(answers).toEqual([
-      ...Array.from({ length: 6 }, () => 'next'),
-      JSON.stringify({ id: 'q6', type: 'error', payload: [{ message: 'Rate limit exceeded: try again in 3 seconds.', extensions: { retryAfter: 3, code: 'RATE_LIMITED' } }] }),
+      ...Array.from({ length: 6 }, (_, i) => ({ id: `q${i}`, type: 'next', payload: { data: { book: null }, extensions: { cost: { requested: 1, actual: 1, limit: 1000 } } } })),
+      { id: 'q6', type: 'error', payload: [{ message: 'Rate limit exceeded: try again in 3 seconds.', extensions: { retryAfter: 3, code: 'RATE_LIMITED' } }] },
     ]);
     client.close();
   });

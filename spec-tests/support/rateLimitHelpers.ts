@@ -129,7 +129,7 @@ export interface RateLimitItem {
 }
 
 /** The `RateLimit` header's budgets, in order; fails on anything not of the exact form. */
-export function rateLimitItems(response: SentResponse): RateLimitItem[] {
+export function rateLimitItems(response: Pick<SentResponse, 'status' | 'headers'>): RateLimitItem[] {
   const value = response.headers['ratelimit'];
   if (typeof value !== 'string') throw new Error(`No RateLimit header (status ${response.status}).`);
   return value.split(', ').map((item) => {
