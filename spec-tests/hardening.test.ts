@@ -529,7 +529,7 @@ describe('the work of validating a document is charged before it is done', () =>
 describe('the work of validating a document is charged under a cost budget too', () => {
   let demo: DemoResourceServer;
   beforeAll(async () => {
-    demo = await startDemoResources({ extra: { rateLimit: { requests: { limit: 25, windowSeconds: 60 }, cost: { limit: 1000, windowSeconds: 60 } } } });
+    demo = await startDemoResources({ extra: { rateLimit: { requests: { limit: 25, windowSeconds: 60 }, cost: { limit: 1000, windowSeconds: 3600 } } } });
   });
   afterAll(() => demo.close());
 
@@ -538,8 +538,11 @@ describe('the work of validating a document is charged under a cost budget too',
     const first = await send(costliest('A'));
     expect(first.status).toBe(200);
     expect(bodyOf(first)).toMatchObject(ANONYMOUS_ME);
-    // Nine for the validation, then one for the request.
-    expect(requestsLeft(first)).toBe(15);
+    // Nine for the validation, then one for the request; of the cost budget, only the query's actual cost (1).
+    expect(rateLimitItems(first).map(({ name, r }) => [name, r])).toEqual([
+      ['requests', 15],
+      ['cost', 999],
+    ]);
     expect(requestsLeft(await send(costliest('B')))).toBe(5);
     const refused = await send(costliest('C'));
     expect(refused.status).toBe(429);
